@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Set up PyRUA-Lean on a Debian/Ubuntu machine: system libraries for offscreen rendering,
+# a virtual environment in .venv and the packages installed from src/ in editable mode.
+#
+#   bash scripts/setup.sh           # what the demo episode needs
+#   bash scripts/setup.sh --test    # plus the test and lint tools
+#
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) with_test=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg' (use --test or --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '[setup] %s\n' "$*"; }
+
+python=${PYTHON:-python3}
+if ! command -v "$python" >/dev/null; then
+  say "no '$python' on PATH: install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)" >&2
+  exit 1
+fi
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+  say "$("$python" --version) is too old: Python 3.10 or newer is needed" >&2
+  exit 1
+fi
+
+# --- system libraries ------------------------------------------------------------------
+# Offscreen rendering needs OSMesa (libosmesa6) or EGL (libegl1 + a Mesa driver).
+apt_pkgs=()
+have_lib() { ldconfig -p 2>/dev/null | grep -q "$1"; }
+have_lib 'libOSMesa.so' || apt_pkgs+=(libosmesa6)
+have_lib 'libEGL.so' || apt_pkgs+=(libegl1)
+have_lib 'libGL.so.1' || apt_pkgs+=(libgl1)
+"$python" -m venv --help >/dev/null 2>&1 || apt_pkgs+=(python3-venv)
+"$python" -c 'import ensurepip' >/dev/null 2>&1 || apt_pkgs+=(python3-venv)
+if [ "$with_test" = 1 ] && ! command -v chromium >/dev/null; then
+  apt_pkgs+=(chromium)
+fi
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing system packages: ${apt_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null
+  else
+    say "missing system packages: ${apt_pkgs[*]}" >&2
+    say "install them with: sudo apt-get install ${apt_pkgs[*]}" >&2
+    exit 1
+  fi
+fi
+
+# --- Python environment ----------------------------------------------------------------
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $("$python" --version)"
+  "$python" -m venv .venv
+fi
+pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+"${pip[@]}" --upgrade 'pip>=23.1' 'setuptools>=68' wheel
+extra=''
+[ "$with_test" = 1 ] && extra='[test]'
+say "installing pyrua_primitives, pyrua_sim, pyrua_agent (editable)"
+"${pip[@]}" --use-pep517 \
+  -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${extra}" -e "src/pyrua_agent${extra}"
+if [ "$with_test" = 1 ]; then
+  "${pip[@]}" -r requirements/test.txt
+fi
+
+# --- check rendering -------------------------------------------------------------------
+if ! .venv/bin/python -c 'import pyrua_sim.rendering as r; r.check_offscreen_rendering()' 2>/tmp/pyrua-gl.$$; then
+  say "offscreen rendering does not work:" >&2
+  cat /tmp/pyrua-gl.$$ >&2
+  rm -f /tmp/pyrua-gl.$$
+  exit 1
+fi
+rm -f /tmp/pyrua-gl.$$
+say "ready: .venv/bin/pyrua --help"

@@ -1,0 +1,32 @@
+from setuptools import find_packages, setup
+
+package_name = 'pyrua_sim'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*']),
+    package_data={'pyrua_sim': ['model/*.xml']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+    ],
+    python_requires='>=3.10',
+    install_requires=[
+        'setuptools',
+        'numpy>=1.26',
+        'mujoco>=3.3',
+        'pyrua_primitives',
+    ],
+    extras_require={'test': ['pytest>=8']},
+    zip_safe=False,
+    maintainer='PyRUA-Lean developers',
+    maintainer_email='pyrua@example.org',
+    description=(
+        'MuJoCo twin of the dual-arm ARX-X5 station, tasks and success checks (evaluator side).'
+    ),
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [],
+    },
+)
