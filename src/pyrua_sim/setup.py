@@ -27,6 +27,8 @@ setup(
     ),
     license='Apache-2.0',
     entry_points={
-        'console_scripts': [],
+        'console_scripts': [
+            'sim_node = pyrua_sim.ros.sim_node:main',
+        ],
     },
 )

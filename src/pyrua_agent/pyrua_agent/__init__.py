@@ -1,3 +1,8 @@
 """Cell runtime, planners, prompt, accounting, recording, evaluation and the pyrua CLI."""
 
-__all__: list[str] = []
+from .runtime import CellResult, CellRuntime
+
+__all__ = [
+    'CellResult',
+    'CellRuntime',
+]

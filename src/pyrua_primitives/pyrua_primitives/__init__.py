@@ -2,6 +2,10 @@
 
 from .cancel import CancelToken
 from .errors import MissingDependency, PrimitiveError
+from .kinematics import JointTrajectory
+from .motion import MotionConfig, MotionScene, plan_joint_move, plan_move, PlanResult
+from .perception import BackProjectResult, CameraMeta, LocateResult
+from .safety import check_trajectory, SafetyConfig, SafetyResult
 from .station import (
     ArmBase,
     ARMS,
@@ -19,16 +23,28 @@ from .station import (
 __all__ = [
     'ARMS',
     'ArmBase',
+    'BackProjectResult',
     'CAMERAS',
     'CameraFrame',
     'CameraIntrinsics',
+    'CameraMeta',
     'CameraModel',
     'CancelToken',
     'GripperResult',
     'JointLimits',
     'JointState',
+    'JointTrajectory',
+    'LocateResult',
     'MissingDependency',
+    'MotionConfig',
+    'MotionScene',
+    'PlanResult',
     'PrimitiveError',
+    'SafetyConfig',
+    'SafetyResult',
     'Station',
     'TrajectoryResult',
+    'check_trajectory',
+    'plan_joint_move',
+    'plan_move',
 ]

@@ -243,6 +243,10 @@ class Station(Protocol):
         """Return the fixed mounting pose of ``arm``."""
         ...
 
+    def home_positions_rad(self, arm: str) -> np.ndarray:
+        """Return the six joint angles of ``arm``'s calibrated ready pose (radians)."""
+        ...
+
     def table_height_m(self) -> float:
         """Return the z of the table top in the world frame, metres."""
         ...

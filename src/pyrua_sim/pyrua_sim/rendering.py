@@ -13,7 +13,18 @@ import ctypes
 import ctypes.util
 import os
 
-_INSTALL_HINT = (
+from .errors import RendererUnavailable
+
+__all__ = [
+    'BACKEND',
+    'check_offscreen_rendering',
+    'choose_backend',
+    'INSTALL_HINT',
+    'RendererUnavailable',
+    'require_backend',
+]
+
+INSTALL_HINT = (
     'install OSMesa or EGL, e.g. `sudo apt-get install libosmesa6` (or `libegl1` with a Mesa '
     'driver), or set MUJOCO_GL to a backend that works here'
 )
@@ -55,10 +66,6 @@ if BACKEND is not None:
     os.environ.setdefault('PYOPENGL_PLATFORM', BACKEND)
 
 
-class RendererUnavailable(RuntimeError):
-    """No offscreen OpenGL backend works on this machine."""
-
-
 def require_backend() -> str:
     """
     Return the chosen backend or raise with the packages to install.
@@ -67,7 +74,7 @@ def require_backend() -> str:
     """
     if BACKEND is None:
         raise RendererUnavailable(
-            f'no offscreen OpenGL backend found (tried EGL, OSMesa); {_INSTALL_HINT}'
+            f'no offscreen OpenGL backend found (tried EGL, OSMesa); {INSTALL_HINT}'
         )
     return BACKEND
 
@@ -90,11 +97,11 @@ def check_offscreen_rendering() -> None:
     try:
         renderer = mujoco.Renderer(model, 32, 32)
     except Exception as exc:  # noqa: BLE001 - any GL failure means the same thing here
-        raise RendererUnavailable(f'MUJOCO_GL={backend} failed: {exc}; {_INSTALL_HINT}') from exc
+        raise RendererUnavailable(f'MUJOCO_GL={backend} failed: {exc}; {INSTALL_HINT}') from exc
     try:
         renderer.update_scene(data, 'c')
         pixels = renderer.render()
     finally:
         renderer.close()
     if pixels.max() == 0:
-        raise RendererUnavailable(f'MUJOCO_GL={backend} rendered a black frame; {_INSTALL_HINT}')
+        raise RendererUnavailable(f'MUJOCO_GL={backend} rendered a black frame; {INSTALL_HINT}')

@@ -1,0 +1,112 @@
+"""
+Benchmark ``locate`` against the twin's ground truth: RGB only and with depth.
+
+Run: ``.venv/bin/python benchmarks/bench_locate.py --objects 200`` (about 5 min on 2 cores).
+Loads task layouts (every task, indices 0..49 in turn, plain and randomized appearance),
+captures the three cameras at the home pose, and locates every object whose name is a
+query of the vocabulary ('<colour> <kind>'; white/grey fixtures and names that occur twice
+in a layout are skipped). The error is the distance between the located centre and the
+true centre (evaluator side only). Targets (issue 4): median <= 3 mm RGB, <= 1.5 mm depth.
+Prints one JSON summary; ``--verbose`` also prints each object above 3 mm.
+"""
+
+import argparse
+from collections import Counter, defaultdict
+import json
+import math
+import time
+
+import numpy as np
+
+from pyrua_primitives.perception import COLOURS, locate, make_segmenter, NOUNS
+from pyrua_primitives.station import CAMERAS
+from pyrua_sim import StationConfig
+from pyrua_sim.layout import FREE_KINDS
+from pyrua_sim.tasks import TASKS
+from pyrua_sim.twin import load_twin
+
+TARGET_M = {'rgb': 0.003, 'depth': 0.0015}
+
+
+def _true_centre(spec, pose: np.ndarray, table_z: float) -> np.ndarray:
+    """Centre of the object's bounding prism: free bodies sit at their centre."""
+    z = pose[2] if spec.kind in FREE_KINDS else table_z + spec.size[2] / 2.0
+    return np.array([pose[0], pose[1], z])
+
+
+def _queries(layout) -> list:
+    names = Counter((o.colour, o.kind) for o in layout.objects)
+    return [o for o in layout.objects
+            if o.kind in NOUNS and o.colour in COLOURS and names[(o.colour, o.kind)] == 1]
+
+
+def _pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) * 1000.0 if values else math.nan
+
+
+def _summary(rows: list[dict]) -> dict:
+    found = [r for r in rows if r['found']]
+    measured = [r for r in found if r['height_source'] != 'none']
+    errors = [r['error_m'] for r in measured]
+    xy = [r['xy_error_m'] for r in found]
+    by_kind = defaultdict(list)
+    for r in measured:
+        by_kind[r['kind']].append(r['error_m'])
+    return {
+        'objects': len(rows),
+        'found': len(found),
+        'height_measured': len(measured),
+        'median_mm': round(_pct(errors, 50), 2),
+        'p95_mm': round(_pct(errors, 95), 2),
+        'xy_median_mm': round(_pct(xy, 50), 2),
+        'xy_p95_mm': round(_pct(xy, 95), 2),
+        'median_mm_by_kind': {k: round(_pct(v, 50), 2) for k, v in sorted(by_kind.items())},
+        'not_found': Counter(r['reason'][:60] for r in rows if not r['found']).most_common(3),
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print the JSON summary."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--objects', type=int, default=200, help='objects to locate')
+    parser.add_argument('--seed', type=int, default=0, help='layout seed (0..999)')
+    parser.add_argument('--verbose', action='store_true', help='print errors above 3 mm')
+    args = parser.parse_args()
+    segmenter = make_segmenter('color')
+    rows = {'rgb': [], 'depth': []}
+    start = time.perf_counter()
+    tasks = sorted(TASKS)
+    layout_count = 0
+    while len(rows['rgb']) < args.objects:
+        task = tasks[layout_count % len(tasks)]
+        index = (layout_count * 7) % 50
+        layout_count += 1
+        with load_twin(task, args.seed, index, StationConfig(depth_enabled=True)) as twin:
+            station = twin.station
+            table_z = station.table_height_m()
+            frames = [station.capture(c, depth=True) for c in CAMERAS]
+            rgb_frames = [type(f)(f.camera, f.rgb, f.model, f.stamp_s) for f in frames]
+            poses = twin.evaluator.object_poses()
+            for spec in _queries(twin.layout):
+                truth = _true_centre(spec, poses[spec.name], table_z)
+                for mode, shots in (('rgb', rgb_frames), ('depth', frames)):
+                    result = locate(shots, f'{spec.colour} {spec.kind}', segmenter, table_z)
+                    pos = np.array(result.position_m)
+                    row = {'kind': spec.kind, 'found': result.found, 'reason': result.reason,
+                           'height_source': result.height_source,
+                           'error_m': float(np.linalg.norm(pos - truth)),
+                           'xy_error_m': float(np.linalg.norm(pos[:2] - truth[:2]))}
+                    rows[mode].append(row)
+                    if args.verbose and not row['error_m'] <= 0.003:
+                        print(f'{task}/{index} {mode}: {result!r} truth {np.round(truth, 3)} '
+                              f'({result.height_source}, {result.reason[:80]})')
+    summary = {mode: _summary(r) for mode, r in rows.items()}
+    summary['layouts'] = layout_count
+    summary['seconds'] = round(time.perf_counter() - start, 1)
+    summary['targets_met'] = {
+        mode: summary[mode]['median_mm'] <= TARGET_M[mode] * 1000 for mode in TARGET_M}
+    print(json.dumps(summary, indent=1))
+
+
+if __name__ == '__main__':
+    main()

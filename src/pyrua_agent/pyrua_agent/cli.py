@@ -1,0 +1,180 @@
+"""
+The ``pyrua`` command: run episodes, look at task layouts.
+
+Only parsing lives here: each command builds its configuration and calls the core.
+Heavy imports happen inside the command that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+import json
+import logging
+from pathlib import Path
+import sys
+
+RUN_EXAMPLE = """examples:
+  pyrua run --task pick_place --seed 0                 # bundled reference program
+  pyrua run --task stack_blocks --seed 0 --layout 3 --script my_program.py --json out.json
+"""
+VIEW_EXAMPLE = """examples:
+  pyrua view --task pick_place --seed 0 --layouts 0 1 2 --out views/
+  pyrua view --task sort_by_color --seed 0 --layouts 0-9 --sheet --out views/
+"""
+
+
+def _layouts(text: str) -> list[int]:
+    if '-' in text:
+        first, last = text.split('-', 1)
+        return list(range(int(first), int(last) + 1))
+    return [int(text)]
+
+
+def _common_task_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--task', required=True, help='task name, e.g. pick_place')
+    parser.add_argument('--seed', type=int, default=0, help='layout seed, 0..999 (default 0)')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``pyrua`` command."""
+    parser = argparse.ArgumentParser(prog='pyrua', description=(
+        'Run language-model robot agents on the ARX-X5 station or its MuJoCo twin.'))
+    parser.add_argument('-v', '--verbose', action='store_true', help='log at INFO level')
+    commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
+    run = commands.add_parser(
+        'run', help='run one episode on the embedded twin', epilog=RUN_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common_task_args(run)
+    run.add_argument('--layout', type=int, default=0, help='layout index, 0..49 (default 0)')
+    run.add_argument('--planner', default='script', choices=('script',),
+                     help='who writes the cells (default: script)')
+    run.add_argument('--script', type=Path, default=None,
+                     help='percent file (# %%%% cells) for --planner script; default: the '
+                          "task's bundled reference program")
+    run.add_argument('--json', type=Path, default=None, help='write the episode result here')
+    run.add_argument('--images', type=Path, default=None,
+                     help='folder for the images the cells showed (default: none written)')
+    run.add_argument('--max-cells', type=int, default=None, help='cell budget')
+    run.add_argument('--wall-clock', type=float, default=None, help='wall-clock budget, s')
+    run.add_argument('--cell-timeout', type=float, default=None, help='per-cell limit, s')
+    run.add_argument('--no-guard', action='store_true',
+                     help='do not stop cells once the task has succeeded')
+
+    view = commands.add_parser(
+        'view', help="render a task layout's camera images to PNG", epilog=VIEW_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common_task_args(view)
+    view.add_argument('--layouts', nargs='+', default=['0'],
+                      help='layout indices, e.g. 0 1 2 or 0-9 (default 0)')
+    view.add_argument('--sheet', action='store_true',
+                      help='one contact sheet of the head camera instead of three PNGs each')
+    view.add_argument('--out', type=Path, default=Path('views'), help='output folder')
+    return parser
+
+
+def bundled_program(task: str) -> Path:
+    """
+    Return the path of the bundled reference program of ``task``.
+
+    :raises FileNotFoundError: when the task has no bundled program, listing those that do.
+    """
+    from importlib import resources
+
+    folder = resources.files('pyrua_agent') / 'programs'
+    path = folder / f'{task}.py'
+    if not path.is_file():
+        known = sorted(p.name[:-3] for p in folder.iterdir() if p.name.endswith('.py')
+                       and not p.name.startswith('_'))
+        raise FileNotFoundError(f'no bundled program for task {task!r}; bundled: '
+                                f'{", ".join(known)}; pass --script FILE')
+    return Path(str(path))
+
+
+def _print_cell(index: int, label: str, code: str, output: str) -> None:
+    print(f'\n--- cell {index}: {label}' if label else f'\n--- cell {index}')
+    print('\n'.join(f'>>> {line}' for line in code.splitlines()))
+    print(output.rstrip('\n') if output.strip() else '(no output)')
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .budgets import BudgetConfig
+    from .episode import run_episode
+    from .planners.script import ScriptPlanner
+    from .world import open_twin_world
+
+    script = args.script or bundled_program(args.task)
+    planner = ScriptPlanner.from_file(script)
+    budget_args = {}
+    if args.max_cells is not None:
+        budget_args['max_cells'] = args.max_cells
+    if args.wall_clock is not None:
+        budget_args['wall_clock_s'] = args.wall_clock
+    budgets = BudgetConfig(**budget_args)
+    print(f'pyrua run: task {args.task}, seed {args.seed}, layout {args.layout}, '
+          f'planner {planner.name} ({script})')
+    world, twin = open_twin_world(args.task, args.seed, args.layout,
+                                  success_guard=not args.no_guard)
+    shown: list[tuple[int, object]] = []
+
+    def on_cell(cell, result) -> None:
+        _print_cell(result.index, cell.label, cell.code, result.output)
+        shown.extend((result.index, image) for image in result.images)
+
+    try:
+        print(f'instruction: {world.card.instruction}')
+        result = run_episode(world, planner, budgets=budgets, cell_timeout_s=args.cell_timeout,
+                             on_cell=on_cell)
+    finally:
+        twin.close()
+    if args.images is not None:
+        _write_images(args.images, shown)
+    score = 'n/a' if result.score is None else f'{result.score:.2f}'
+    print(f'\nend reason: {result.end_reason} ({result.end_detail})')
+    print(f'success: {result.success}   score: {score}   cells: {result.cells}   '
+          f'wall: {result.wall_s:.1f} s')
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result.to_dict(), indent=2) + '\n')
+        print(f'episode result: {args.json}')
+    return 0
+
+
+def _write_images(folder: Path, shown: Sequence[tuple[int, object]]) -> None:
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for cell_index, image in shown:
+        path = folder / f'cell{cell_index:02d}_img{image.index}_{image.camera}.png'
+        cv2.imwrite(str(path), image.pixels[:, :, ::-1])
+    print(f'{len(shown)} shown images written to {folder}/')
+
+
+def _view(args: argparse.Namespace) -> int:
+    from pyrua_sim.view import contact_sheet, render_views
+
+    indices = [i for text in args.layouts for i in _layouts(text)]
+    make = contact_sheet if args.sheet else render_views
+    for path in make(args.task, args.seed, indices, args.out):
+        print(path)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pyrua`` command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format='%(levelname)s %(name)s: %(message)s')
+    handlers = {'run': _run, 'view': _view}
+    try:
+        return handlers[args.command](args)
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f'pyrua {args.command}: error: {message}', file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""
+Endpoint settings: where the model is, how to call it and how hard to retry.
+
+The API key itself is never a field: only the name of the environment variable that holds
+it, so no config repr, log line or recording can contain it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+OPENAI_BASE_URL = 'https://api.openai.com/v1'
+REASONING_EFFORTS = ('none', 'minimal', 'low', 'medium', 'high', 'xhigh')
+
+
+@dataclass(frozen=True, kw_only=True)
+class EndpointConfig:
+    """
+    Settings of one OpenAI-compatible chat-completions endpoint.
+
+    :param base_url: e.g. ``http://127.0.0.1:8000/v1`` for vLLM/SGLang, ``.../v1`` for
+        Ollama or LiteLLM; OpenAI's by default.
+    :param model: the model name sent with each request (and looked up in the price table).
+    :param api_key_env: environment variable holding the key. When it is unset, OpenAI's
+        URL is refused and any other endpoint gets the placeholder key ``'no-key'``.
+    :param reasoning_effort: sent as ``reasoning_effort`` only when set.
+    :param temperature: sent only when set.
+    :param max_output_tokens: sent as ``max_completion_tokens`` only when set.
+    :param timeout_s: per-attempt HTTP timeout, seconds.
+    :param max_retries: retries after the first attempt on 429, 5xx, timeouts and
+        connection errors; then ``EndpointUnavailable``.
+    :param backoff_initial_s: wait before the first retry, doubled each retry.
+    :param backoff_max_s: cap on any wait, ``Retry-After`` included.
+    :param backoff_jitter: each wait is scaled by a random factor in ``[1 - j, 1 + j]``.
+    :param images_in_tool_messages: the endpoint accepts image parts in tool messages
+        (OpenAI chat does not: images then go in a following user message).
+    """
+
+    base_url: str = OPENAI_BASE_URL
+    model: str = 'gpt-5-mini'
+    api_key_env: str = 'OPENAI_API_KEY'
+    reasoning_effort: str | None = None
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 6
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 60.0
+    backoff_jitter: float = 0.25
+    images_in_tool_messages: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(('http://', 'https://')):
+            raise ValueError(f'base_url {self.base_url!r} vs http(s)://...; give the URL '
+                             "that ends in '/v1', e.g. 'http://127.0.0.1:8000/v1'")
+        if not self.model:
+            raise ValueError("model '' vs a model name; set model, e.g. 'gpt-5-mini'")
+        if not self.api_key_env.isidentifier():
+            raise ValueError(f'api_key_env {self.api_key_env!r} vs an environment variable '
+                             "name; e.g. 'OPENAI_API_KEY'")
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f'reasoning_effort {self.reasoning_effort!r} vs '
+                             f'{REASONING_EFFORTS}; use one of them or leave it unset')
+        if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
+            raise ValueError(f'temperature {self.temperature} vs [0, 2]; pick a value inside')
+        if self.max_output_tokens is not None and self.max_output_tokens < 1:
+            raise ValueError(f'max_output_tokens {self.max_output_tokens} vs >= 1; raise it '
+                             'or leave it unset')
+        for name in ('timeout_s', 'backoff_max_s'):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f'{name} {value} vs > 0 s; give a positive number of seconds')
+        if not (math.isfinite(self.backoff_initial_s) and self.backoff_initial_s >= 0):
+            raise ValueError(f'backoff_initial_s {self.backoff_initial_s} vs >= 0 s; fix it')
+        if self.max_retries < 0:
+            raise ValueError(f'max_retries {self.max_retries} vs >= 0; use 0 for no retries')
+        if not 0.0 <= self.backoff_jitter < 1.0:
+            raise ValueError(f'backoff_jitter {self.backoff_jitter} vs [0, 1); e.g. 0.25')
+
+    def __repr__(self) -> str:
+        effort = f', effort={self.reasoning_effort}' if self.reasoning_effort else ''
+        return (f'EndpointConfig({self.model!r} at {self.base_url}, key=${self.api_key_env} '
+                f'(masked){effort}, timeout={self.timeout_s:g} s, retries={self.max_retries})')

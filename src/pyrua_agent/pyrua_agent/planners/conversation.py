@@ -1,0 +1,170 @@
+"""
+The conversation both LLM planners share: history, counted calls, tool calls run as cells.
+
+One model call per ``next_step`` at most. Each tool call of a reply becomes one cell, run in
+the order the model gave them; every call is answered (a cell's result, or the parse error
+of a malformed call, which runs no cell) before the next model call. A reply without a tool
+call ends the episode (``Finish``): the loop reports ``solved`` if the task succeeded, else
+``gave_up``. Budgets are charged before each call and the context is checked after it, so
+retries and infrastructure errors (handled inside ``ChatClient``) never count as calls.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+import logging
+from typing import Any
+
+from .base import Cell, Finish, TaskCard
+from ..accounting import CallRecord, Ledger, PriceTable
+from ..budgets import Budgets
+from ..llm import (
+    ChatClient,
+    ChatReply,
+    EndpointConfig,
+    ImageAttachment,
+    parse_tool_call,
+    ParseResult,
+    system_message,
+    tool_result_messages,
+    ToolOutput,
+)
+from ..llm.messages import attach_image
+from ..prompt import task_card_message
+from ..runtime import CellResult, ImageObservation
+
+_LOG = logging.getLogger(__name__)
+OnCall = Callable[[CallRecord], None]
+
+
+def image_attachments(images: Sequence[ImageObservation], *, detail: str = 'auto',
+                      fmt: str = 'png') -> tuple[ImageAttachment, ...]:
+    """Return a cell's ``robo.show`` images as attachments labelled like their placeholders."""
+    return tuple(
+        attach_image(f'image {obs.index}: {obs.camera}' + (f' — {obs.note}' if obs.note else ''),
+                     obs.pixels, detail=detail, fmt=fmt)
+        for obs in images)
+
+
+class ConversationPlanner(ABC):
+    """
+    Base of the code agent and the tool-calling baseline.
+
+    Subclasses give the tools, the system prompt, the cell of a valid call and the answer to
+    a call from its cell's result.
+
+    :param endpoint: the OpenAI-compatible endpoint and model.
+    :param prices: the price table (the packaged one by default).
+    :param on_call: called with each counted call's record (e.g. to print
+        ``planner.ledger.progress()`` for a person watching).
+    :param image_detail: OpenAI image detail of every image sent.
+    :param image_format: ``'png'`` or ``'jpeg'``.
+    """
+
+    name = 'conversation'
+
+    def __init__(self, endpoint: EndpointConfig, *, prices: PriceTable | None = None,
+                 on_call: OnCall | None = None, image_detail: str = 'auto',
+                 image_format: str = 'png') -> None:
+        self.endpoint = endpoint
+        self.prices = prices if prices is not None else PriceTable.load()
+        self.on_call = on_call
+        self.image_detail = image_detail
+        self.image_format = image_format
+        self.ledger = Ledger()
+        self.messages: list[dict[str, Any]] = []
+        self.tools: list[dict[str, Any]] = []
+        self._client: ChatClient | None = None
+        self._budgets: Budgets | None = None
+        self._queue: deque[ParseResult] = deque()
+        self._answers: list[ToolOutput] = []
+
+    def __repr__(self) -> str:
+        return (f'{type(self).__name__}({self.endpoint.model!r} at {self.endpoint.base_url}, '
+                f'{len(self.tools)} tools, {len(self.messages)} messages, '
+                f'{self.ledger.totals().llm_calls} calls)')
+
+    # Interface of the subclasses.
+    @abstractmethod
+    def build_tools(self, card: TaskCard) -> list[dict[str, Any]]:
+        """Return the function tools offered in every call of this episode."""
+
+    @abstractmethod
+    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]]) -> str:
+        """Return the system prompt for the given tools."""
+
+    @abstractmethod
+    def cell_for(self, call: ParseResult) -> Cell:
+        """Return the cell that runs one valid tool call."""
+
+    @abstractmethod
+    def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
+        """Return the tool result the model gets for ``call``, from its cell's result."""
+
+    # The Planner protocol.
+    def begin(self, card: TaskCard, budgets: Budgets) -> None:
+        """Start a new conversation (and a new ledger) for the episode of ``card``."""
+        self.close()
+        self.ledger = Ledger()
+        self._client = ChatClient(self.endpoint, ledger=self.ledger, prices=self.prices)
+        self._budgets = budgets
+        self.tools = self.build_tools(card)
+        self.messages = [
+            system_message(self.build_system_prompt(self.tools)),
+            task_card_message(card, detail=self.image_detail, fmt=self.image_format),
+        ]
+        self._queue.clear()
+        self._answers.clear()
+
+    def next_step(self) -> Cell | Finish:
+        """
+        Return the cell of the next pending tool call, calling the model when none is left.
+
+        :raises EpisodeEnd: ``call_budget``, ``wall_clock`` or ``context_overflow``.
+        :raises LLMError: when the endpoint fails for good (the loop ends with infra_error).
+        """
+        if self._client is None or self._budgets is None:
+            raise RuntimeError(f'{self.name} planner: next_step() before begin(); the episode '
+                               'loop calls begin(card, budgets) first')
+        while True:
+            while self._queue and not self._queue[0].valid:
+                call = self._queue.popleft()
+                _LOG.info('answering malformed tool call %s: %s', call.call_id, call.reason)
+                self._answers.append(ToolOutput(call.call_id, f'Error: {call.reason}'))
+            if self._queue:
+                return self.cell_for(self._queue[0])
+            if self._answers:
+                self.messages.extend(tool_result_messages(
+                    self._answers, images_in_tool_messages=self.endpoint.images_in_tool_messages))
+                self._answers.clear()
+            reply = self._call()
+            if not reply.tool_calls:
+                text = (reply.content or '').strip()
+                return Finish(text or f'the model answered without a tool call '
+                                      f'(finish_reason={reply.finish_reason!r})')
+            self.messages.append(reply.message())
+            self._queue.extend(parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
+                               for c in reply.tool_calls)
+
+    def observe(self, result: CellResult) -> None:
+        """Answer the tool call whose cell just ran."""
+        if not self._queue:
+            raise RuntimeError(f'{self.name} planner: observe() without a pending tool call')
+        call = self._queue.popleft()
+        self._answers.append(self.answer(call, result))
+
+    def close(self) -> None:
+        """Close the HTTP connections of the episode's client."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _call(self) -> ChatReply:
+        self._budgets.charge_call()
+        reply = self._client.complete(self.messages, self.tools, tool_choice='auto')
+        if self.on_call is not None:
+            self.on_call(reply.record)
+        self._budgets.check_context(reply.record.input_tokens)
+        return reply

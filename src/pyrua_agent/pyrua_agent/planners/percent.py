@@ -1,0 +1,76 @@
+"""
+Read Jupyter-percent files (``# %%`` cell markers) into a list of code cells.
+
+This is the format of the reference programs and of user scripts for the script planner:
+each ``# %%`` line starts a new cell; text after the marker on that line is the cell's title;
+``# %% [markdown]`` cells are notes for people and are skipped. Code before the first marker
+is a cell of its own when it is not blank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+import re
+
+_MARKER = re.compile(r'^# ?%%(?P<rest>.*)$')
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptCell:
+    """One code cell of a percent file: its title, its code and where it starts (1-based)."""
+
+    title: str
+    code: str
+    line: int
+
+    def __repr__(self) -> str:
+        lines = self.code.count('\n') + 1
+        return f'ScriptCell({self.title!r}, {lines} lines from line {self.line})'
+
+
+def parse_percent(text: str) -> list[ScriptCell]:
+    """
+    Split percent-format source into code cells.
+
+    :param text: the file's text.
+    :returns: the non-empty code cells in order (markdown cells dropped).
+    """
+    cells: list[ScriptCell] = []
+    title, start, body, markdown = '', 1, [], False
+
+    def flush() -> None:
+        code = '\n'.join(body).strip('\n')
+        if code.strip() and not markdown:
+            cells.append(ScriptCell(title=title, code=code, line=start))
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _MARKER.match(line)
+        if match is None:
+            body.append(line)
+            continue
+        flush()
+        rest = match.group('rest').strip()
+        markdown = rest.startswith('[markdown]')
+        title, start, body = rest, number + 1, []
+    flush()
+    return cells
+
+
+def read_percent_file(path: str | Path) -> list[ScriptCell]:
+    """
+    Read a percent file into code cells.
+
+    :param path: path of a ``.py`` file with ``# %%`` markers.
+    :returns: its code cells.
+    :raises FileNotFoundError: naming the path when it does not exist.
+    :raises ValueError: when the file holds no code cell.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f'script {str(path)!r} does not exist; pass a .py file with # %% cells')
+    cells = parse_percent(path.read_text(encoding='utf-8'))
+    if not cells:
+        raise ValueError(f'script {str(path)!r} has no code cells; add code after a # %% line')
+    return cells

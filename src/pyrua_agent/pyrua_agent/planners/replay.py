@@ -1,0 +1,115 @@
+"""
+The replay planner: runs again the cells, or tool calls, of a recorded episode, no LLM.
+
+It reads a JSONL transcript, one JSON object per line, and keeps the records that ran code,
+in order:
+
+- ``{"kind": "cell", "code": "...", "label": "..."}``: a code cell (``label`` optional);
+- ``{"kind": "tool_call", "name": "move_to", "arguments": {...}}``: a tool call of the
+  tool-calling baseline, replayed as its one-call cell (without the pictures, which only a
+  model would read); a ``python`` tool call replays its ``code``.
+
+Records of any other kind (model calls, results, notes) are skipped. It shares the script
+planner's loop: one cell per step, then ``Finish``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+import json
+from pathlib import Path
+from typing import Any
+
+from .percent import ScriptCell
+from .script import ScriptPlanner
+from .tool_calling import call_code
+from ..llm import PYTHON_TOOL_NAME
+
+REPLAYED_KINDS = ('cell', 'tool_call')
+
+
+def record_code(record: Mapping[str, Any], where: str) -> str | None:
+    """
+    Return the code a transcript record ran, or ``None`` for a record that ran none.
+
+    :param record: one decoded transcript line.
+    :param where: ``'file:line'`` for error messages.
+    :raises ValueError: for a cell or tool call record without its fields.
+    """
+    kind = record.get('kind')
+    if kind == 'cell':
+        code = record.get('code')
+        if not isinstance(code, str):
+            raise ValueError(f'{where}: cell record has code {code!r} vs a string; write '
+                             '{"kind": "cell", "code": "..."}')
+        return code
+    if kind == 'tool_call':
+        name, arguments = record.get('name'), record.get('arguments', {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise ValueError(f'{where}: tool_call record has name {name!r}, arguments '
+                             f'{arguments!r} vs a string and an object; write '
+                             '{"kind": "tool_call", "name": "...", "arguments": {...}}')
+        if name == PYTHON_TOOL_NAME:
+            return record_code({'kind': 'cell', 'code': arguments.get('code')}, where)
+        return call_code(name, arguments)
+    return None
+
+
+def read_transcript(path: str | Path) -> list[ScriptCell]:
+    """
+    Read the replayable cells of a JSONL transcript.
+
+    :param path: the transcript file.
+    :returns: one cell per replayable record, titled with its label and line number.
+    :raises FileNotFoundError: when the file does not exist.
+    :raises ValueError: for a line that is not a JSON object, or a file with no cell.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f'transcript {str(path)!r} does not exist; pass a .jsonl '
+                                'file written by a recorded episode')
+    cells = []
+    for number, line in enumerate(path.read_text(encoding='utf-8').splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f'{path}:{number}'
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f'{where} is not JSON ({exc.msg}); each line must be one JSON '
+                             'object') from exc
+        if not isinstance(record, dict):
+            raise ValueError(f'{where} is a JSON {type(record).__name__} vs an object')
+        code = record_code(record, where)
+        if code is not None:
+            title = str(record.get('label') or record.get('name') or record['kind'])
+            cells.append(ScriptCell(title=title, code=code, line=number))
+    if not cells:
+        raise ValueError(f'transcript {str(path)!r} has no records of kind {REPLAYED_KINDS}; '
+                         'nothing to replay')
+    return cells
+
+
+class ReplayPlanner(ScriptPlanner):
+    """
+    Replay recorded cells one per step, then finish; no LLM calls.
+
+    :param cells: the cells to replay.
+    :param source: where they came from.
+    """
+
+    name = 'replay'
+
+    @classmethod
+    def from_codes(cls, codes: Sequence[str], source: str = '<codes>') -> ReplayPlanner:
+        """Build a replay planner from a list of code strings."""
+        return cls([ScriptCell(title=f'cell {i}', code=code, line=i)
+                    for i, code in enumerate(codes, start=1)], source=source)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ReplayPlanner:
+        """Build a replay planner from a JSONL transcript."""
+        return cls(read_transcript(path), source=str(path))
+
+    def __repr__(self) -> str:
+        return f'ReplayPlanner({self.source!r}, cell {self._next}/{len(self.cells)})'

@@ -1,0 +1,28 @@
+"""
+Episode recording: a rosbag2 (MCAP) bag and a JSONL transcript per episode, and reading them.
+
+``Recorder`` writes both as the episode runs, flushed so a killed process loses no
+finished message; ``read_bag`` and ``read_transcript`` read them back (repairing a bag
+whose writer was killed). See ``recording.topics`` for the bag layout.
+"""
+
+from .bag_reader import BagRecording, read_bag
+from .bag_repair import repair_bag
+from .observer import EpisodeObserver
+from .recorder import default_run_dir, Recorder
+from .session import RecordedChatClient, run_recorded_episode
+from .transcript import read_cells, read_transcript, Transcript
+
+__all__ = [
+    'BagRecording',
+    'EpisodeObserver',
+    'RecordedChatClient',
+    'Recorder',
+    'Transcript',
+    'default_run_dir',
+    'read_bag',
+    'read_cells',
+    'read_transcript',
+    'repair_bag',
+    'run_recorded_episode',
+]

@@ -1,0 +1,72 @@
+"""Settings of the agent node (ROS-free dataclass; one ROS parameter per leaf field)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyrua_primitives.library import LibraryConfig
+from pyrua_primitives.ros.config import RosStationConfig
+from pyrua_primitives.station import CAMERAS
+
+from ..budgets import BudgetConfig
+from ..llm import EndpointConfig
+from ..planners import PLANNERS
+
+FILE_PLANNERS = ('replay', 'script')
+"""Planners that read their cells from ``source`` (no LLM, no price table)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentNodeConfig:
+    """
+    Settings of ``agent_node``: the task, the planner and its endpoint, budgets, recording.
+
+    :param task: task name (for the record and, with ``evaluator``, the twin's layout).
+    :param instruction: the task instruction; '' takes it from the sim node's reset_task
+        (needs ``evaluator``).
+    :param seed: layout seed.
+    :param layout: layout index.
+    :param planner: one of ``pyrua_agent.planners.PLANNERS``.
+    :param source: the ``# %%`` script or JSONL transcript of the script/replay planners.
+    :param endpoint: the OpenAI-compatible endpoint and model of the LLM planners.
+    :param budgets: LLM calls, cells, wall clock and context tokens.
+    :param library: the local primitive library (reads: pose, joints, image, ...).
+    :param station: where the local ROS station finds joints, cameras and TF.
+    :param evaluator: use the sim node's reset_task and task_status services (the twin:
+        success guard, success and score); False on a real station.
+    :param record_dir: parent directory of the episode's recording; '' records nothing.
+    :param prices_file: a price table (``pyrua_agent/prices.yaml`` shape) over the packaged
+        one, for the LLM planners' cost; '' uses the packaged table.
+    :param cell_timeout_s: optional per-cell limit, seconds (NaN: off).
+    :param card_cameras: cameras whose first images go on the task card.
+    :param server_timeout_s: how long to wait for the primitives node's action servers.
+    :param executor_threads: MultiThreadedExecutor threads.
+    """
+
+    task: str = 'pick_place'
+    instruction: str = ''
+    seed: int = 0
+    layout: int = 0
+    planner: str = 'code'
+    source: str = ''
+    endpoint: EndpointConfig = field(default_factory=EndpointConfig)
+    budgets: BudgetConfig = field(default_factory=BudgetConfig)
+    library: LibraryConfig = field(default_factory=LibraryConfig)
+    station: RosStationConfig = field(default_factory=RosStationConfig)
+    evaluator: bool = True
+    record_dir: str = 'runs'
+    prices_file: str = ''
+    cell_timeout_s: float | None = None
+    card_cameras: tuple[str, ...] = CAMERAS
+    server_timeout_s: float = 10.0
+    executor_threads: int = 6
+
+    def __post_init__(self) -> None:
+        if self.planner not in PLANNERS:
+            raise ValueError(f'planner {self.planner!r} vs one of {sorted(PLANNERS)}')
+        if not self.instruction and not self.evaluator and self.planner not in FILE_PLANNERS:
+            raise ValueError("instruction '' with evaluator False: a real station needs the "
+                             'instruction as a parameter')
+        unknown = [c for c in self.card_cameras if c not in CAMERAS]
+        if unknown:
+            raise ValueError(f'card_cameras {unknown} vs cameras {list(CAMERAS)}')

@@ -1,0 +1,90 @@
+"""A bounded text buffer: keeps the head and the tail of a cell's output and counts the rest."""
+
+from __future__ import annotations
+
+from collections import deque
+
+
+class CappedText:
+    """
+    Collect text up to ``limit`` characters, keeping the first and last halves.
+
+    Memory stays near ``limit`` however much is written, so a cell printing 50 MB costs
+    nothing but time. Positions (for image placeholders) are absolute offsets into the
+    uncut stream; ``render_offset`` maps them into the rendered text.
+
+    :param limit: the most characters kept (the cut notice comes on top).
+    """
+
+    def __init__(self, limit: int) -> None:
+        if limit < 2:
+            raise ValueError(f'max_output_chars {limit} vs minimum 2; use at least a few '
+                             'hundred characters')
+        self.limit = limit
+        self._head_limit = limit // 2
+        self._tail_limit = limit - self._head_limit
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: deque[str] = deque()
+        self._tail_len = 0
+        self._total = 0
+
+    @property
+    def total(self) -> int:
+        """Return how many characters were written in all."""
+        return self._total
+
+    @property
+    def cut(self) -> int:
+        """Return how many characters the rendered text leaves out."""
+        return max(0, self._total - self.limit)
+
+    def ends_with_newline(self) -> bool:
+        """Return True if nothing was written yet or the last character is a newline."""
+        if self._tail:
+            return self._tail[-1].endswith('\n')
+        return not self._head or self._head[-1].endswith('\n')
+
+    def write(self, text: str) -> int:
+        """
+        Append ``text``.
+
+        :returns: the absolute offset at which ``text`` starts.
+        """
+        start = self._total
+        self._total += len(text)
+        room = self._head_limit - self._head_len
+        if room > 0 and text:
+            part = text[:room]
+            self._head.append(part)
+            self._head_len += len(part)
+            text = text[room:]
+        if text:
+            self._tail.append(text)
+            self._tail_len += len(text)
+            while self._tail_len - len(self._tail[0]) >= self._tail_limit:
+                self._tail_len -= len(self._tail.popleft())
+        return start
+
+    def _notice(self) -> str:
+        return (f'\n[... {self.cut} characters cut: output is limited to {self.limit} '
+                'characters per cell; print summaries instead of raw data ...]\n')
+
+    def render(self) -> str:
+        """Return the text the model reads: all of it, or head + cut notice + tail."""
+        head = ''.join(self._head)
+        tail = ''.join(self._tail)
+        if not self.cut:
+            return head + tail
+        keep = len(tail) - self._tail_limit
+        return head + self._notice() + tail[keep:]
+
+    def render_offset(self, position: int) -> int:
+        """Map an absolute write offset to its offset in ``render()``."""
+        if not self.cut or position <= self._head_len:
+            return position
+        tail_start = self._total - self._tail_limit
+        notice_at = self._head_len
+        if position < tail_start:
+            return notice_at
+        return notice_at + len(self._notice()) + (position - tail_start)

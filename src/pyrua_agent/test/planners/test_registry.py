@@ -1,0 +1,41 @@
+"""Planners by name: one registry, refusals that list the valid names."""
+
+import pytest
+
+from pyrua_agent.planners import (
+    CodeAgentPlanner,
+    make_planner,
+    PLANNERS,
+    ScriptPlanner,
+    ToolCallingPlanner,
+)
+
+
+def test_registry_names_every_planner():
+    assert sorted(PLANNERS) == ['code', 'replay', 'script', 'tools', 'tools_on_request']
+
+
+def test_make_planner_builds_each_llm_planner(station, endpoint):
+    kwargs = {'primitives': station.primitives(), 'endpoint': endpoint}
+    assert isinstance(make_planner('code', **kwargs), CodeAgentPlanner)
+    tools = make_planner('tools', **kwargs)
+    assert isinstance(tools, ToolCallingPlanner) and tools.name == 'tools'
+    assert make_planner('tools_on_request', **kwargs).name == 'tools_on_request'
+
+
+def test_make_planner_builds_the_script_planner_from_a_file(tmp_path):
+    path = tmp_path / 'prog.py'
+    path.write_text('# %% one\nprint(1)\n', encoding='utf-8')
+    planner = make_planner('script', source=path)
+    assert isinstance(planner, ScriptPlanner) and planner.name == 'script'
+
+
+def test_make_planner_refuses_unknown_names_and_missing_inputs(station, tmp_path):
+    with pytest.raises(ValueError, match="unknown planner 'tool'; did you mean 'tools'"):
+        make_planner('tool')
+    with pytest.raises(ValueError, match="planner 'code' needs primitives and an endpoint"):
+        make_planner('code', primitives=station.primitives())
+    with pytest.raises(ValueError, match="planner 'replay' needs source"):
+        make_planner('replay')
+    with pytest.raises(ValueError, match="planner 'script' takes no options vs \\['cameras'\\]"):
+        make_planner('script', source=tmp_path / 'x.py', cameras=('head',))

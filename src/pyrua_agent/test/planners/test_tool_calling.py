@@ -1,0 +1,174 @@
+"""The tool-calling baseline and its on-request variant over the loopback server."""
+
+import math
+
+import pytest
+
+from pyrua_agent.episode import run_episode
+from pyrua_agent.llm import function_schema
+from pyrua_agent.planners import ToolCallingPlanner
+from pyrua_agent.planners.tool_calling import (
+    call_code,
+    IMAGE_TOOL_DESCRIPTION,
+    literal,
+    show,
+    tool_view,
+)
+from pyrua_agent.prompt import prompt_text, tools_api_reference
+from pyrua_agent.testing import ScriptedCall, ScriptedReply, text_turn, tool_turn
+
+PICK_PLACE_CALLS = (
+    ('locate', {'query': 'block'}),
+    ('move_to', {'arm': 'left', 'xyz': [0.1, 0.0, 0.02]}),
+    ('close_gripper', {'arm': 'left'}),
+    ('move_to', {'arm': 'left', 'xyz': [0.3, 0.1, 0.1]}),
+    ('open_gripper', {'arm': 'left'}),
+)
+
+
+def _run(station, endpoint, images='after_motion', **kwargs):
+    planner = ToolCallingPlanner(endpoint, station.primitives(), images=images, **kwargs)
+    return run_episode(station.world(), planner), planner
+
+
+def _expected_tools(station):
+    tools = [function_schema(tool_view(fn, name), name)
+             for name, fn in station.primitives().items()]
+    tools[-1]['function']['description'] = IMAGE_TOOL_DESCRIPTION
+    return tools
+
+
+def test_tools_planner_solves_pick_place_with_pictures_after_motions(station, server,
+                                                                     endpoint):
+    server.extend([tool_turn(name, args) for name, args in PICK_PLACE_CALLS])
+    result, planner = _run(station, endpoint)
+    assert planner.name == 'tools' and result.planner == 'tools'
+    assert result.end_reason == 'solved'
+    assert result.cells == 5 and result.ledger.totals().llm_calls == 5
+    assert [c[0] for c in station.calls] == [name for name, _ in PICK_PLACE_CALLS]
+    requests = server.requests
+    after_locate, after_move = requests[1], requests[2]
+    assert after_locate.roles == ['system', 'user', 'assistant', 'tool']
+    assert after_locate.messages[3]['content'] == '(0.1, 0.0, 0.02)'
+    assert after_move.roles[-2:] == ['tool', 'user']
+    assert after_move.image_count == 2 * len(station.cameras)
+    moved = after_move.messages[5]['content']
+    assert moved.startswith('MoveResult(reached, left at (0.100, 0.000, 0.020) m')
+    assert '[image 1: head]\n[image 2: left_wrist]' in moved
+    totals = result.ledger.totals()
+    assert totals.input_tokens == sum(u['prompt_tokens'] for u in server.usages)
+    assert totals.images_sent == sum(r.image_count for r in requests)
+
+
+def test_tool_schemas_and_prompt_come_from_the_primitives(station, server, endpoint):
+    server.extend([text_turn('stop')])
+    _run(station, endpoint)
+    request = server.requests[0]
+    tools = _expected_tools(station)
+    assert request.body['tools'] == tools
+    assert [t['function']['name'] for t in tools] == list(station.primitives())
+    assert tools[-1]['function']['name'] == 'image'
+    move = next(t for t in tools if t['function']['name'] == 'move_to')['function']
+    assert move['parameters']['required'] == ['arm', 'xyz']
+    assert move['parameters']['properties']['xyz'] == {
+        'type': 'array', 'items': {'type': 'number'},
+        'description': 'target in metres, station frame.'}
+    system = request.messages[0]['content']
+    assert tools_api_reference(tools) in system
+    assert '- move_to(arm: string, xyz: array of number, heading: number or null = null)' in (
+        system)
+    assert prompt_text('operating_notes.md') in system
+    assert prompt_text('notes_tools_auto.md') in system
+    assert request.image_count == len(station.cameras)
+
+
+def test_on_request_variant_adds_show_and_sends_no_automatic_pictures(station, server,
+                                                                      endpoint):
+    server.extend([tool_turn('move_to', {'arm': 'left', 'xyz': [0.0, 0.0, 0.2]}),
+                   tool_turn('show', {'camera': 'left_wrist', 'note': 'gripper'}),
+                   text_turn('stop')])
+    result, planner = _run(station, endpoint, images='on_request')
+    assert planner.name == 'tools_on_request'
+    requests = server.requests
+    assert requests[0].body['tools'] == _expected_tools(station) + [
+        function_schema(show, 'show')]
+    assert prompt_text('notes_tools_on_request.md') in requests[0].messages[0]['content']
+    assert requests[1].roles[-1] == 'tool' and requests[1].image_count == len(station.cameras)
+    assert requests[2].roles[-2:] == ['tool', 'user']
+    assert requests[2].messages[-2]['content'].startswith('[image 1: left_wrist — gripper]')
+    assert requests[2].image_count == len(station.cameras) + 1
+
+
+def test_image_tool_returns_the_picture(station, server, endpoint):
+    server.extend([tool_turn('image', {'camera': 'head'}), text_turn('stop')])
+    _run(station, endpoint, images='on_request')
+    second = server.requests[1]
+    assert second.messages[3]['content'].startswith('[image 1: head]')
+    assert second.image_count == len(station.cameras) + 1
+
+
+def test_several_tool_calls_run_in_order_and_each_is_answered(station, server, endpoint):
+    server.extend([ScriptedReply(calls=(
+        ScriptedCall('locate', {'query': 'bowl'}),
+        ScriptedCall('move_to', {'arm': 'right', 'xyz': [0.3, 0.1, -0.1]}),
+        ScriptedCall('locate', {'query': 'cup'}))), text_turn('stop')])
+    result, _ = _run(station, endpoint, images='on_request')
+    assert result.cells == 3
+    second = server.requests[1]
+    assert second.roles == ['system', 'user', 'assistant', 'tool', 'tool', 'tool']
+    answers = [m['content'] for m in second.messages[3:]]
+    assert answers[0] == '(0.3, 0.1, 0.0)'
+    assert answers[1] == ("MoveResult(reached=False, right, reason='z=-0.100 m is below the "
+                          "table; raise z')")
+    assert answers[2] == 'None'
+
+
+def test_invalid_arguments_are_answered_without_running_a_cell(station, server, endpoint):
+    server.extend([ScriptedReply(calls=(
+        ScriptedCall('move_to', {'arm': 'left', 'xyz': 'up'}),
+        ScriptedCall('close_gripper', {}),
+        ScriptedCall('open_gripper', {'arm': 'left'}))), text_turn('stop')])
+    result, _ = _run(station, endpoint)
+    assert result.cells == 1
+    assert [c[0] for c in station.calls] == ['open_gripper']
+    answers = [m['content'] for m in server.requests[1].messages[3:6]]
+    assert answers[0].startswith("Error: call to 'move_to': argument 'xyz'=\"up\" vs "
+                                 'array of number')
+    assert "missing required argument(s) 'arm'" in answers[1]
+    assert answers[2].startswith('GripperResult(left open')
+
+
+def test_arguments_become_literals_never_code():
+    hostile = "x'); import os; os.system('echo pwned'); ('"
+    code = call_code('locate', {'query': hostile})
+    assert code == f'print(repr(robo.locate(query={hostile!r})))'
+    assert compile(code, '<cell>', 'exec')
+    assert literal(float('nan')) == "float('nan')"
+    assert literal([1, 2.5, None, True, {'a': 'b'}]) == "[1, 2.5, None, True, {'a': 'b'}]"
+    assert call_code('move_to', {'arm': 'left'}, ('head',)) == (
+        "print(repr(robo.move_to(arm='left')))\nrobo.show('head')")
+    with pytest.raises(ValueError, match='vs a Python identifier'):
+        call_code('move_to', {'arm=1)#': 'left'})
+
+
+def test_tool_view_drops_the_runtime_keywords():
+    def slow(arm: str, duration_s: float = 1.0, *, cancel, feedback) -> None:
+        """
+        Wait.
+
+        :param arm: which arm.
+        """
+
+    schema = function_schema(tool_view(slow, 'slow'), 'slow')['function']
+    assert list(schema['parameters']['properties']) == ['arm', 'duration_s']
+    assert schema['parameters']['properties']['arm']['description'] == 'which arm.'
+    assert math.isclose(schema['parameters']['properties']['duration_s']['default'], 1.0)
+
+
+def test_tools_planner_refuses_primitives_without_image(station, endpoint):
+    primitives = station.primitives()
+    del primitives['image']
+    with pytest.raises(ValueError, match="needs an 'image' primitive"):
+        ToolCallingPlanner(endpoint, primitives)
+    with pytest.raises(ValueError, match="unknown image mode 'always'"):
+        ToolCallingPlanner(endpoint, station.primitives(), images='always')

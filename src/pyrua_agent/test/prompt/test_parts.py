@@ -1,0 +1,60 @@
+"""Prompt parts: package texts, the system prompt of each interface and the task card."""
+
+import numpy as np
+import pytest
+
+from pyrua_agent.planners.base import TaskCard
+from pyrua_agent.prompt import (
+    INTERFACES,
+    prompt_text,
+    system_prompt,
+    task_card_message,
+    task_card_text,
+)
+
+
+def test_every_interface_prompt_has_intro_reference_and_notes():
+    for interface, (intro, notes) in INTERFACES.items():
+        text = system_prompt(interface, 'API-REFERENCE-MARKER\n')
+        assert text.startswith(prompt_text(intro))
+        assert '# API reference\n\nAPI-REFERENCE-MARKER\n\n# Operating notes' in text
+        assert text.endswith(prompt_text(notes))
+        assert '$' not in text
+
+
+def test_operating_notes_state_frames_reach_grasp_refusal_and_success():
+    notes = prompt_text('operating_notes.md')
+    for fact in ('station frame, in metres, z up', 'table top is at z = 0.765 m',
+                 '0.18 m and 0.46 m', '`held`', 'returns `reached=False` with',
+                 'Success is judged strictly', 'Verify with a look'):
+        assert fact in notes
+
+
+def test_unknown_prompt_file_and_interface_are_refused():
+    with pytest.raises(FileNotFoundError, match="unknown prompt file 'notes.md'"):
+        prompt_text('notes.md')
+    with pytest.raises(ValueError, match="unknown interface 'tool'; did you mean 'tools'"):
+        system_prompt('tool', '')
+
+
+def test_task_card_message_has_the_text_then_each_camera_image():
+    frame = np.full((30, 40, 3), 7, np.uint8)
+    card = TaskCard(task='stack_three', instruction='Stack the blocks.',
+                    robot_state='left: home\nright: home',
+                    images=(('head', frame), ('right_wrist', frame)))
+    text = task_card_text(card)
+    assert text == ('Task: stack_three\nInstruction: Stack the blocks.\n\nRobot state:\n'
+                    'left: home\nright: home\n\nCamera images at the start (head, '
+                    'right_wrist) follow.')
+    message = task_card_message(card, detail='low')
+    parts = message['content']
+    assert message['role'] == 'user' and parts[0]['text'] == text
+    assert [p['text'] for p in parts[1::2]] == ['[image: head camera, 40x30]',
+                                                '[image: right_wrist camera, 40x30]']
+    assert [p['image_url']['detail'] for p in parts[2::2]] == ['low', 'low']
+
+
+def test_task_card_without_images_is_plain_text():
+    card = TaskCard(task='t', instruction='Do it.', robot_state='')
+    assert task_card_message(card) == {
+        'role': 'user', 'content': 'Task: t\nInstruction: Do it.\n\nRobot state:\n(not reported)'}

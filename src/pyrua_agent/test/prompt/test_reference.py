@@ -1,0 +1,40 @@
+"""The API reference is generated from the primitives' own signatures and docstrings."""
+
+from pyrua_agent.llm import function_schema
+from pyrua_agent.prompt import code_api_reference, tools_api_reference
+
+
+def reach(arm: str, xyz: tuple[float, float, float], speed: float = 0.5, *, cancel) -> bool:
+    """
+    Move the arm to ``xyz``.
+
+    :param arm: ``'left'`` or ``'right'``.
+    :param xyz: target in metres.
+    :returns: whether it got there.
+    """
+    return True
+
+
+def undocumented(n: int) -> int:
+    return n
+
+
+def test_code_reference_lists_signature_and_docstring_without_runtime_keywords():
+    text = code_api_reference({'reach': reach, 'undocumented': undocumented})
+    entries = text.split('\n\n')
+    assert entries[0] == ('robo.reach(arm: str, xyz: tuple[float, float, float], '
+                          'speed: float = 0.5) -> bool\n    Move the arm to ``xyz``.')
+    assert '    :param xyz: target in metres.\n    :returns: whether it got there.' in text
+    assert 'cancel' not in text
+    assert "robo.show(camera: str, note: str = '') -> None" in text
+    assert 'robo.undocumented(n: int) -> int\n    (no documentation)' in text
+    names = [line.split('(')[0] for line in text.splitlines() if line.startswith('robo.')]
+    assert names == ['robo.reach', 'robo.show', 'robo.undocumented']
+
+
+def test_tools_reference_lists_each_tool_once_with_its_summary():
+    tools = [function_schema(undocumented), function_schema(undocumented, 'count')]
+    text = tools_api_reference(tools)
+    assert text.splitlines()[:2] == ['- undocumented(n: integer): (no documentation)',
+                                     '- count(n: integer): (no documentation)']
+    assert 'full documentation' in text

@@ -1,0 +1,68 @@
+"""
+The simulated station: the MuJoCo twin (sim_node), the primitives node and the agent node.
+
+Example::
+
+    ros2 launch pyrua_bringup sim.launch.py task:=pick_place seed:=0 layout:=3
+        planner:=code model:=gpt-5-mini base_url:=http://127.0.0.1:8000/v1
+
+The agent resets the twin to (task, seed, layout), runs one episode and the launch ends.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.substitutions import FindPackageShare
+
+PASSED = {
+    'task': 'Task name (pyrua_sim.tasks.TASKS); empty keeps the YAML',
+    'seed': 'Layout seed 0..999; empty keeps the YAML',
+    'layout': 'Layout index 0..49; empty keeps the YAML',
+    'planner': 'code, tools, tools_on_request, script or replay; empty keeps the YAML',
+    'source': 'Script (# %% file) or transcript of the script/replay planners',
+    'model': 'Model name sent to the endpoint; empty keeps the YAML',
+    'base_url': 'OpenAI-compatible endpoint URL; empty keeps the YAML',
+    'record_dir': 'Parent directory of the episode recording; empty keeps the YAML',
+}
+"""Launch arguments passed through to pyrua.launch.py (agent and sim node overrides)."""
+
+
+def generate_launch_description() -> LaunchDescription:
+    bringup = FindPackageShare('pyrua_bringup')
+    config = LaunchConfiguration('config')
+    namespace = LaunchConfiguration('namespace')
+    use_sim_time = LaunchConfiguration('use_sim_time')
+    log_level = LaunchConfiguration('log_level')
+
+    declare_config_cmd = DeclareLaunchArgument(
+        'config', default_value=PathJoinSubstitution([bringup, 'config', 'sim.yaml']),
+        description='YAML parameters of sim_node, primitives_node and agent_node')
+    declare_namespace_cmd = DeclareLaunchArgument(
+        'namespace', default_value='pyrua', description='Namespace of all PyRUA nodes')
+    declare_use_sim_time_cmd = DeclareLaunchArgument(
+        'use_sim_time', default_value='false',
+        description='Primitives and agent nodes follow the twin /clock: true/false')
+    declare_log_level_cmd = DeclareLaunchArgument(
+        'log_level', default_value='info', description='ROS log level of every node')
+    declare_passed_cmds = [DeclareLaunchArgument(name, default_value='', description=text)
+                           for name, text in PASSED.items()]
+
+    nodes_cmd = IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(PathJoinSubstitution([bringup, 'launch',
+                                                            'pyrua.launch.py'])),
+        launch_arguments={
+            'config': config, 'namespace': namespace, 'use_sim_time': use_sim_time,
+            'log_level': log_level, 'sim': 'true',
+            **{name: LaunchConfiguration(name) for name in PASSED},
+        }.items())
+
+    ld = LaunchDescription()
+    ld.add_action(declare_config_cmd)
+    ld.add_action(declare_namespace_cmd)
+    ld.add_action(declare_use_sim_time_cmd)
+    ld.add_action(declare_log_level_cmd)
+    for declare_cmd in declare_passed_cmds:
+        ld.add_action(declare_cmd)
+    ld.add_action(nodes_cmd)
+    return ld

@@ -1,0 +1,94 @@
+"""
+The ``pyrua_msgs`` interface files as message definitions, for tools without rosidl.
+
+``interface_definitions()`` reads ``msg/*.msg``, ``srv/*.srv`` and ``action/*.action`` and
+returns one message text per type, named as rosidl names the generated parts
+(``pyrua_msgs/srv/ResetTask_Request``, ``pyrua_msgs/action/MoveTo_Goal``, ...). ``rosbags``
+registers them with ``get_types_from_msg(text, name)`` (the recorder and the tests do), so
+bags carry the same types a ROS 2 build generates.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE = 'pyrua_msgs'
+PARTS = {'msg': ('',), 'srv': ('_Request', '_Response'),
+         'action': ('_Goal', '_Result', '_Feedback')}
+
+
+def interface_dir() -> Path:
+    """
+    Return the directory holding ``pyrua_msgs``' msg/, srv/ and action/ folders.
+
+    Looks in the source tree next to this package, then in ``share/pyrua_msgs`` of every
+    prefix on ``AMENT_PREFIX_PATH`` (a colcon install).
+
+    :raises FileNotFoundError: naming the places searched.
+    """
+    candidates = [Path(__file__).resolve().parents[3] / PACKAGE]
+    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        if prefix:
+            candidates.append(Path(prefix) / 'share' / PACKAGE)
+    for path in candidates:
+        if (path / 'action').is_dir():
+            return path
+    raise FileNotFoundError(f'no {PACKAGE} interface files in {[str(c) for c in candidates]}; '
+                            'run from the source tree or source a colcon install')
+
+
+def split_sections(text: str, kind: str) -> list[str]:
+    """
+    Split an interface file into its sections at lines that are exactly ``---``.
+
+    :raises ValueError: when the number of sections does not match ``kind``.
+    """
+    sections, current = [], []
+    for line in text.splitlines():
+        if line.strip() == '---':
+            sections.append('\n'.join(current) + '\n')
+            current = []
+        else:
+            current.append(line)
+    sections.append('\n'.join(current) + '\n')
+    if len(sections) != len(PARTS[kind]):
+        raise ValueError(f'{kind} file has {len(sections)} sections vs {len(PARTS[kind])}; '
+                         "separate them with lines '---'")
+    return sections
+
+
+def interface_definitions(root: Path | None = None) -> dict[str, str]:
+    """
+    Return type name -> message definition text for every interface file.
+
+    :param root: the ``pyrua_msgs`` directory (default: ``interface_dir()``).
+    """
+    root = interface_dir() if root is None else Path(root)
+    out: dict[str, str] = {}
+    for kind, suffixes in PARTS.items():
+        for path in sorted((root / kind).glob(f'*.{kind}')):
+            for suffix, text in zip(suffixes, split_sections(path.read_text(), kind),
+                                    strict=True):
+                out[f'{PACKAGE}/{kind}/{path.stem}{suffix}'] = text
+    return out
+
+
+def register_interfaces(typestore, root: Path | None = None) -> tuple[str, ...]:
+    """
+    Register every ``pyrua_msgs`` type with a ``rosbags`` typestore.
+
+    :param typestore: from ``rosbags.typesys.get_typestore(Stores.ROS2_JAZZY)``.
+    :param root: the ``pyrua_msgs`` directory (default: ``interface_dir()``).
+    :returns: the registered type names.
+    """
+    from rosbags.typesys import get_types_from_msg
+
+    definitions = interface_definitions(root)
+    types = {}
+    for name, text in definitions.items():
+        # rosbags files a service part under 'pkg/srv/msg/X'; keep rosidl's 'pkg/srv/X'.
+        (definition,) = get_types_from_msg(text, name).values()
+        types[name] = definition
+    typestore.register(types)
+    return tuple(definitions)

@@ -1,0 +1,411 @@
+"""
+The primitive library: what ``robo.<name>(...)`` does, over any Station.
+
+Each public method is a primitive; its signature and docstring are the model's API
+reference (the prompt is generated from them), so they say units, frames, and what a
+failure returns. Motion and gripper primitives act on the robot and go through the safety
+gate; perception primitives only capture frames on request. Physical outcomes are results
+(reached=False, found=False, held=False) with a reason; only misuse raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+import math
+from typing import Protocol
+
+import numpy as np
+
+from .cancel import CancelToken
+from .kinematics.forward import tcp_pose
+from .kinematics.orientation import approach_tilt_rad, closing_heading_rad
+from .motion import MotionConfig, MotionScene, plan_joint_move, plan_move, PlanResult
+from .perception import (
+    back_project as _back_project,
+)
+from .perception import (
+    BackProjectResult,
+    CameraMeta,
+    LocateResult,
+    make_segmenter,
+    Segmenter,
+)
+from .perception import (
+    camera_meta as _camera_meta,
+)
+from .perception import (
+    locate as _locate,
+)
+from .results import ArmPose, GripperResult, MoveResult
+from .safety import SafetyConfig
+from .station import CameraFrame, CAMERAS, check_arm, check_camera, JointState, Station
+
+ACTING: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper')
+"""Primitives that act on the robot (the success guard runs before each)."""
+MOTION: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper')
+"""Primitives after which the tool-calling baseline returns camera images."""
+MAX_WAIT_S = 60.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class LibraryConfig:
+    """
+    Settings of the primitive library; defaults run the README episode unchanged.
+
+    :param segmenter: perception backend: ``'color'`` (default), ``'sam3'``, or the
+        privileged ``'oracle'`` (refused unless ``allow_privileged``).
+    :param allow_privileged: allow a privileged (ground-truth) segmenter; never a default.
+    :param use_depth: let ``locate`` use depth images (only where the station has depth).
+    :param position_tolerance_m: ``move_to`` reports reached within this distance.
+    :param min_held_width_m: a closed gripper wider than this is holding something.
+    :param motion: planning settings (speeds, waypoint spacing).
+    :param safety: safety gate thresholds.
+    """
+
+    segmenter: str = 'color'
+    allow_privileged: bool = False
+    use_depth: bool = False
+    position_tolerance_m: float = 0.01
+    min_held_width_m: float = 0.004
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    safety: SafetyConfig = field(default_factory=SafetyConfig)
+
+    def __post_init__(self) -> None:
+        if self.segmenter == 'oracle' and not self.allow_privileged:
+            raise ValueError("segmenter 'oracle' reads simulator ground truth; it is refused "
+                             'unless allow_privileged=True is set explicitly')
+        for name, low, high in (('position_tolerance_m', 1e-4, 0.05),
+                                ('min_held_width_m', 0.0, 0.05)):
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ValueError(f'library.{name}={value} vs allowed [{low}, {high}]')
+
+
+class LibraryObserver(Protocol):
+    """Hooks a recorder implements; every method is optional."""
+
+    def primitive_goal(self, name: str, args: dict) -> None:
+        """Record a primitive goal before it runs."""
+
+    def primitive_result(self, name: str, result: object) -> None:
+        """Record what a primitive returned."""
+
+    def frame(self, frame: CameraFrame) -> None:
+        """Record a captured camera frame."""
+
+    def joint_state(self, state: JointState) -> None:
+        """Record a joint state sample."""
+
+
+def _call_hook(observer: object | None, hook: str, *args: object) -> None:
+    method = getattr(observer, hook, None)
+    if method is not None:
+        method(*args)
+
+
+def _vector3(value: object, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f'{name} must be 3 numbers (x, y, z) in metres, got {value!r}') from None
+    if arr.shape != (3,):
+        raise ValueError(f'{name} has shape {arr.shape} vs (3,); pass [x, y, z] in metres')
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f'{name}={arr.tolist()} contains NaN or inf; pass finite metres')
+    return arr
+
+
+class PrimitiveLibrary:
+    """
+    The agent-facing primitives over one Station.
+
+    :param station: the hardware boundary (twin, ROS station or bag station).
+    :param config: library settings.
+    :param segmenter: a ready segmenter (default: built from ``config.segmenter``).
+    :param observer: optional recorder hooks (goals, results, frames, joint states).
+    """
+
+    def __init__(self, station: Station, config: LibraryConfig | None = None, *,
+                 segmenter: Segmenter | None = None, observer: object | None = None) -> None:
+        self.station = station
+        self.config = config or LibraryConfig()
+        if segmenter is None:
+            options = {'allow_privileged': True} if self.config.allow_privileged else {}
+            segmenter = make_segmenter(self.config.segmenter, **options)
+        self.segmenter = segmenter
+        self.observer = observer
+
+    def __repr__(self) -> str:
+        return f'PrimitiveLibrary({type(self.station).__name__}, {self.config.segmenter})'
+
+    def primitives(self) -> dict[str, Callable]:
+        """Return ``robo``'s primitives: name -> bound method (``show`` is the runtime's)."""
+        names = ('back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
+                 'locate', 'move_to', 'open_gripper', 'pose', 'wait')
+        return {name: getattr(self, name) for name in names}
+
+    # --- perception -----------------------------------------------------------------
+
+    def _capture(self, camera: str) -> CameraFrame:
+        frame = self.station.capture(camera, depth=self.config.use_depth)
+        _call_hook(self.observer, 'frame', frame)
+        return frame
+
+    def locate(self, query: str, cameras: Sequence[str] | None = None) -> LocateResult:
+        """
+        Find an object by name in fresh camera images and measure it (RGB only).
+
+        :param query: '<colour> <noun>', e.g. 'red block', 'blue bowl', 'green zone';
+            optionally prefixed by 'leftmost', 'rightmost' or 'nearest' when several match.
+            Colours: red, green, blue, yellow, orange, purple. Nouns: block, bowl, zone,
+            marker, peg, hole, button.
+        :param cameras: camera names to look with; default: the head camera plus each
+            wrist camera. The head camera must see the object; a wrist camera that also
+            sees it measures its height.
+        :returns: LocateResult with ``found``, ``position_m`` (x, y, z of the object's
+            centre, world frame, metres), ``size_m`` (footprint width and depth),
+            ``height_m``, ``top_z_m`` (top surface height), ``heading_rad`` (yaw of the
+            footprint's sides: pass it to move_to(heading=...) to grasp across them),
+            ``cameras`` and ``pixels``. When not found: ``found=False`` and a ``reason``
+            (unknown word, nothing seen, several matches); never a guessed position.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise TypeError(f"query must be a non-empty string like 'red block', got {query!r}")
+        names = CAMERAS if cameras is None else tuple(check_camera(c) for c in cameras)
+        if not names:
+            raise ValueError('cameras is empty; pass None (all cameras) or e.g. ["head"]')
+        goal = {'query': query, 'cameras': list(names)}
+        _call_hook(self.observer, 'primitive_goal', 'locate', goal)
+        frames = [self._capture(name) for name in names]
+        result = _locate(frames, query, self.segmenter, self.station.table_height_m())
+        _call_hook(self.observer, 'primitive_result', 'locate', result)
+        return result
+
+    def image(self, camera: str) -> np.ndarray:
+        """
+        Capture one RGB image now, for the program (it is not sent to the model).
+
+        :param camera: 'head', 'left_wrist' or 'right_wrist'.
+        :returns: an H x W x 3 uint8 array (row 0 at the top). Use robo.show(camera) to
+            let the model see an image.
+        """
+        return self._capture(check_camera(camera)).rgb
+
+    def camera_meta(self, camera: str) -> CameraMeta:
+        """
+        Describe a camera now: image size, focal lengths, field of view, pose.
+
+        :param camera: 'head', 'left_wrist' or 'right_wrist' (wrist cameras move with
+            their arm).
+        :returns: CameraMeta with width_px, height_px, fx_px, fy_px, hfov_deg, vfov_deg,
+            position_m, forward (unit viewing direction), pitch_deg, yaw_deg.
+        """
+        return _camera_meta(self.station.camera_model(check_camera(camera)))
+
+    def back_project(self, camera: str, u: float, v: float,
+                     z: float | None = None) -> BackProjectResult:
+        """
+        Find the world point seen at pixel (u, v), on the horizontal plane at height z.
+
+        :param camera: 'head', 'left_wrist' or 'right_wrist'.
+        :param u: pixel column (0 = left edge of the image).
+        :param v: pixel row (0 = top edge).
+        :param z: plane height in metres (world frame); default: the table top.
+        :returns: BackProjectResult with ``hit``, ``point_m`` (x, y, z) and ``range_m``;
+            ``hit=False`` with a reason when the pixel is outside the image or its ray
+            misses the plane.
+        """
+        for name, value in (('u', u), ('v', v)):
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f'{name}={value!r} must be a finite pixel coordinate')
+        plane = self.station.table_height_m() if z is None else float(z)
+        if not math.isfinite(plane):
+            raise ValueError(f'z={z!r} must be a finite height in metres')
+        model = self.station.camera_model(check_camera(camera))
+        return _back_project(model, float(u), float(v), plane)
+
+    # --- state ----------------------------------------------------------------------
+
+    def joints(self, arm: str) -> JointState:
+        """
+        Read an arm's joint angles and gripper opening from its encoders.
+
+        :param arm: 'left' or 'right'.
+        :returns: JointState with positions_rad (joint1..joint6, radians; printed in
+            degrees), velocities_rad_s and gripper_width_m.
+        """
+        state = self.station.joint_state(check_arm(arm))
+        _call_hook(self.observer, 'joint_state', state)
+        return state
+
+    def pose(self, arm: str) -> ArmPose:
+        """
+        Read where an arm's gripper is (forward kinematics of the measured joints).
+
+        :param arm: 'left' or 'right'.
+        :returns: ArmPose with position_m (the point between the finger pads, world frame,
+            metres), heading_rad (yaw of the line the fingers close along), tilt_rad (0 =
+            pointing straight down) and gripper_width_m.
+        """
+        state = self.joints(arm)
+        tcp = tcp_pose(state.positions_rad, self.station.arm_base(arm).world_from_base)
+        rotation = tcp[:3, :3]
+        return ArmPose(arm=arm, position_m=tuple(float(c) for c in tcp[:3, 3]),
+                       heading_rad=closing_heading_rad(rotation),
+                       tilt_rad=approach_tilt_rad(rotation),
+                       gripper_width_m=state.gripper_width_m)
+
+    def wait(self, seconds: float, *, cancel: CancelToken | None = None) -> float:
+        """
+        Let time pass with both arms holding still (e.g. for something to settle).
+
+        :param seconds: 0 to 60 seconds.
+        :returns: the station seconds actually waited (less if the episode was cancelled).
+        """
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+                or not 0 <= seconds <= MAX_WAIT_S:
+            raise ValueError(f'seconds={seconds!r} vs allowed [0, {MAX_WAIT_S:.0f}]; '
+                             'wait in shorter steps')
+        start = self.station.time_s()
+        if seconds > 0:
+            # Holding one arm's current joints is a motion every station can execute; it
+            # lets the station's time pass (the other arm holds its last command).
+            hold = self.station.joint_state('left').positions_rad
+            self.station.follow_joint_trajectory('left', hold[None, :],
+                                                 np.array([float(seconds)]), cancel)
+        return round(self.station.time_s() - start, 3)
+
+    # --- acting -----------------------------------------------------------------------
+
+    def _execute(self, arm: str, plan: PlanResult, target: np.ndarray,
+                 cancel: CancelToken | None) -> MoveResult:
+        if not plan.planned:
+            pose = self.pose(arm)
+            return MoveResult(reached=False, reason=plan.reason, arm=arm,
+                              target_m=tuple(float(c) for c in target),
+                              final_m=pose.position_m, final_heading_rad=pose.heading_rad,
+                              error_m=float(np.linalg.norm(np.subtract(pose.position_m, target))),
+                              duration_s=0.0)
+        positions, times = plan.trajectory.station_waypoints()
+        outcome = self.station.follow_joint_trajectory(arm, positions, times, cancel)
+        pose = self.pose(arm)
+        error = float(np.linalg.norm(np.subtract(pose.position_m, target)))
+        reason = ''
+        if not outcome.completed:
+            reason = f'motion stopped: {outcome.reason}'
+        elif error > self.config.position_tolerance_m:
+            reason = (f'ended {error * 1000:.1f} mm from the target vs tolerance '
+                      f'{self.config.position_tolerance_m * 1000:.1f} mm; something may be '
+                      'blocking the gripper: look with robo.show')
+        return MoveResult(reached=not reason, reason=reason, arm=arm,
+                          target_m=tuple(float(c) for c in target), final_m=pose.position_m,
+                          final_heading_rad=pose.heading_rad, error_m=error,
+                          duration_s=float(outcome.duration_s))
+
+    def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
+                descend: bool = False, path: str = 'line',
+                cancel: CancelToken | None = None) -> MoveResult:
+        """
+        Move an arm's gripper, pointing straight down, to a point (straight-line path).
+
+        :param arm: 'left' or 'right'. The left arm is based at x=-0.30, the right at
+            x=+0.30 (y=-0.45): each reaches points 0.18-0.46 m from its base horizontally.
+        :param xyz: target [x, y, z] of the point between the finger pads, world frame,
+            metres (table top is at z=0.765; the finger tips reach 0.02 m below this point).
+        :param heading: yaw in radians of the line along which the fingers close (0 = along
+            world x); pass a located object's heading_rad to grasp across its sides.
+            Default: keep the current wrist yaw as far as possible.
+        :param descend: False keeps the point between the pads at least 0.03 m above the
+            table; pass True for the final descent onto a located object (then only the
+            finger tips must stay above the table).
+        :param path: 'line' (straight line, default) or 'joint' (joint-space move, for
+            large moves with nothing in the way).
+        :returns: MoveResult with reached, final_m (measured position), error_m and
+            duration_s. An unreachable or unsafe target is refused before anything moves:
+            reached=False and a reason that names the limit (reach, table clearance,
+            workspace, joint or speed limit, distance to the other arm).
+        """
+        check_arm(arm)
+        target = _vector3(xyz, 'xyz')
+        if heading is not None and (isinstance(heading, bool)
+                                    or not isinstance(heading, (int, float))):
+            raise TypeError(f'heading must be a number of radians or None, got {heading!r}')
+        args = {'arm': arm, 'xyz': target.tolist(), 'heading': heading, 'descend': descend,
+                'path': path}
+        _call_hook(self.observer, 'primitive_goal', 'move_to', args)
+        scene = MotionScene.from_station(self.station, arm)
+        plan = plan_move(scene, target, heading, descend=bool(descend), path=path,
+                         motion=self.config.motion, safety=self.config.safety)
+        result = self._execute(arm, plan, target, cancel)
+        _call_hook(self.observer, 'primitive_result', 'move_to', result)
+        return result
+
+    def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
+        """
+        Move an arm back to its ready pose above the table (joint-space move).
+
+        :param arm: 'left' or 'right'.
+        :returns: MoveResult (reached=False with a reason if the path is unsafe).
+        """
+        check_arm(arm)
+        _call_hook(self.observer, 'primitive_goal', 'home', {'arm': arm})
+        home_q = self.station.home_positions_rad(arm)
+        target = tcp_pose(home_q, self.station.arm_base(arm).world_from_base)[:3, 3]
+        scene = MotionScene.from_station(self.station, arm)
+        plan = plan_joint_move(scene, home_q, motion=self.config.motion,
+                               safety=self.config.safety)
+        result = self._execute(arm, plan, target, cancel)
+        _call_hook(self.observer, 'primitive_result', 'home', result)
+        return result
+
+    def open_gripper(self, arm: str, width: float | None = None, *,
+                     cancel: CancelToken | None = None) -> GripperResult:
+        """
+        Open an arm's gripper.
+
+        :param arm: 'left' or 'right'.
+        :param width: opening between the finger pads in metres (0.01-0.088); default:
+            fully open (0.088 m).
+        :returns: GripperResult with width_m, the measured opening.
+        """
+        check_arm(arm)
+        full = self.station.joint_limits(arm).gripper_max_width_m
+        commanded = full if width is None else width
+        if isinstance(commanded, bool) or not isinstance(commanded, (int, float)) \
+                or not 0.01 <= commanded <= full:
+            raise ValueError(f'width={width!r} vs allowed [0.010, {full:.3f}] m; '
+                             'omit it to open fully')
+        _call_hook(self.observer, 'primitive_goal', 'open_gripper',
+                   {'arm': arm, 'width': commanded})
+        outcome = self.station.command_gripper(arm, float(commanded), cancel)
+        reason = '' if outcome.reached else f'stopped at {outcome.width_m * 1000:.1f} mm ' \
+            f'({outcome.reason or "blocked"})'
+        result = GripperResult(held=False, reason=reason, arm=arm, action='open',
+                               width_m=float(outcome.width_m),
+                               commanded_width_m=float(commanded))
+        _call_hook(self.observer, 'primitive_result', 'open_gripper', result)
+        return result
+
+    def close_gripper(self, arm: str, *, cancel: CancelToken | None = None) -> GripperResult:
+        """
+        Close an arm's gripper and check whether it holds something (grasp width check).
+
+        :param arm: 'left' or 'right'.
+        :returns: GripperResult with held (True when the fingers stopped on an object
+            instead of closing fully) and width_m (the measured opening: about the object's
+            width when held, near 0 when nothing is between the fingers).
+        """
+        check_arm(arm)
+        _call_hook(self.observer, 'primitive_goal', 'close_gripper', {'arm': arm})
+        outcome = self.station.command_gripper(arm, 0.0, cancel)
+        width = float(outcome.width_m)
+        held = width > self.config.min_held_width_m
+        reason = '' if held else (f'nothing held: width {width * 1000:.1f} mm <= '
+                                  f'{self.config.min_held_width_m * 1000:.1f} mm')
+        if not held and outcome.reason and not outcome.stalled:
+            reason = f'{reason}; {outcome.reason}'
+        result = GripperResult(held=held, reason=reason, arm=arm, action='close',
+                               width_m=width, commanded_width_m=0.0)
+        _call_hook(self.observer, 'primitive_result', 'close_gripper', result)
+        return result

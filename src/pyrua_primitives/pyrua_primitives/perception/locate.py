@@ -1,0 +1,257 @@
+"""
+``locate``: find one queried object in camera frames and measure it from masks.
+
+RGB only by default. The primary camera (``head`` when given) must see the object: its
+mask bounds the footprint on the table plane. Every other frame whose mask overlaps that
+bound joins a visual hull that settles the height (see ``footprint``). Frames with depth
+use the depth pixels under the mask instead. Nothing here reads ground truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+import math
+
+import numpy as np
+
+from .footprint import depth_estimate, depth_points, hull_estimate, HullEstimate, pair_consistency
+from .projection import pixel_rays, project_points
+from .query import NounShape, ObjectQuery, parse_query
+from .segmenter import Detection, Segmenter, UnsupportedQuery
+from ..station import CameraFrame, CameraModel
+
+PROBE_RAYS = 9
+PROBE_STEPS = 40
+MIN_OVERLAP = 5
+"""Probe points (on primary rays through the mask) another mask must cover to join."""
+MIN_PAIR_IOU = 0.8
+"""Worst-view IoU of the best two-view hull below which another mask is not the object."""
+
+
+@dataclass(frozen=True, slots=True)
+class LocateResult:
+    """
+    One located object, or why none was.
+
+    ``position_m`` is the centre (x, y, z) in the world frame; its z is NaN when the
+    height was not measured. ``size_m`` is the footprint (w, d); with a single view and no
+    depth it is an upper bound (the mask on the table plane). ``heading_rad`` is the yaw
+    of the side of length w (see ``footprint.fit_footprint``). ``height_source`` is
+    ``'depth'``, ``'rgb_hull'`` (two or more views) or ``'none'`` (height_m is NaN).
+    A button's cap is fitted above its base, 30 mm up (``query.NOUNS``).
+    """
+
+    found: bool
+    reason: str
+    query: str = ''
+    position_m: tuple[float, float, float] = (math.nan, math.nan, math.nan)
+    size_m: tuple[float, float] = (math.nan, math.nan)
+    height_m: float = math.nan
+    top_z_m: float = math.nan
+    heading_rad: float = math.nan
+    cameras: tuple[str, ...] = ()
+    pixels: tuple[int, ...] = ()
+    """Mask pixels per camera in ``cameras``."""
+    height_source: str = 'none'
+
+    def __repr__(self) -> str:
+        if not self.found:
+            return f'LocateResult(found=False, reason={self.reason!r})'
+        x, y, z = self.position_m
+        w, d = (v * 1000 for v in self.size_m)
+        if math.isnan(self.height_m):
+            where = f'({x:.3f}, {y:.3f}, ?) m, within {w:.0f}x{d:.0f} mm, height not measured'
+        else:
+            where = f'({x:.3f}, {y:.3f}, {z:.3f}) m, {w:.0f}x{d:.0f}x{self.height_m * 1000:.0f} mm'
+        return (
+            f'LocateResult(found, {self.query!r} at {where}, '
+            f"heading {math.degrees(self.heading_rad):.0f} deg, {'+'.join(self.cameras)})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    estimate: HullEstimate
+    cameras: tuple[str, ...]
+    pixels: tuple[int, ...]
+    source: str
+    top_z_m: float
+
+
+def _not_found(query: str, reason: str) -> LocateResult:
+    return LocateResult(found=False, reason=reason, query=query)
+
+
+def _mm(size_m: Sequence[float]) -> str:
+    return 'x'.join(f'{v * 1000:.0f}' for v in size_m)
+
+
+def _matches_shape(est: HullEstimate, shape: NounShape) -> str:
+    """Return '' when the measurement fits the noun, else what does not fit."""
+    measured = not math.isnan(est.height_m)
+    shortest, longest = min(est.footprint.size_m), max(est.footprint.size_m)
+    # A single view only bounds the footprint: it grows away from the camera with height.
+    slack = 0.0 if measured else 1.5 * shape.height_m + 0.01
+    low = 0.6 * min(shape.width_m, shape.depth_m)
+    high = 1.4 * max(shape.width_m, shape.depth_m) + slack
+    if not (shortest >= low and longest <= high):
+        return f'footprint {_mm(est.footprint.size_m)} mm'
+    if measured and abs(est.height_m - shape.height_m) > 0.5 * shape.height_m + 0.01:
+        return f'height {est.height_m * 1000:.0f} mm'
+    return ''
+
+
+def _probe_points(frame: CameraFrame, det: Detection, table_z_m: float) -> np.ndarray:
+    """Return points along the rays of a few mask pixels, from the table up to 0.2 m."""
+    rows, cols = np.nonzero(det.mask)
+    picks = np.linspace(0, len(rows) - 1, PROBE_RAYS).astype(int)
+    origin = frame.model.position_m
+    dirs = pixel_rays(frame.model, cols[picks], rows[picks])
+    heights = table_z_m + np.linspace(0.0, 0.2, PROBE_STEPS)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        t = (heights[None, :] - origin[2]) / dirs[:, 2:3]
+    points = origin + dirs[:, None, :] * t[..., None]
+    return points[np.isfinite(t) & (t > 0)]
+
+
+def _overlapping(frame: CameraFrame, detections: list[Detection], probe: np.ndarray,
+                 primary: tuple[CameraModel, np.ndarray], bottom_z: float) -> Detection | None:
+    """
+    Return the detection in ``frame`` that shows the primary object, or None.
+
+    Candidates must cover some probe points (rays through the primary mask); the one whose
+    two-view hull best explains both masks wins, if its IoU reaches ``MIN_PAIR_IOU``.
+    """
+    uv, front = project_points(frame.model, probe)
+    h, w = frame.rgb.shape[:2]
+    col, row = np.floor(uv[:, 0] + 0.5).astype(int), np.floor(uv[:, 1] + 0.5).astype(int)
+    ok = front & (col >= 0) & (col < w) & (row >= 0) & (row < h)
+    best, best_iou = None, MIN_PAIR_IOU
+    for det in detections:
+        if int(np.count_nonzero(det.mask[row[ok], col[ok]])) < MIN_OVERLAP:
+            continue
+        iou = pair_consistency([primary, (frame.model, det.mask)], bottom_z)
+        if iou > best_iou:
+            best, best_iou = det, iou
+    return best
+
+
+def _measure(primary: tuple[CameraFrame, Detection], others: list[tuple[CameraFrame, Detection]],
+             table_z_m: float, shape: NounShape) -> _Candidate | None:
+    frame, det = primary
+    bottom_z = table_z_m + shape.base_m
+    bound = hull_estimate([(frame.model, det.mask)], bottom_z, shape.outline)
+    if bound is None:
+        return None
+    probe = _probe_points(frame, det, bottom_z)
+    support = [(frame, det)]
+    for other, detections in others:
+        match = _overlapping(other, detections, probe, (frame.model, det.mask), bottom_z)
+        if match is not None:
+            support.append((other, match))
+    cameras = tuple(f.camera for f, _ in support)
+    pixels = tuple(d.pixels for _, d in support)
+    with_depth = [(f, d) for f, d in support if f.depth_m is not None]
+    if with_depth:
+        points = np.concatenate([depth_points(f.model, f.depth_m, d.mask) for f, d in with_depth])
+        est = depth_estimate(points, table_z_m, shape.outline, shape.base_m)
+        if est is not None:
+            return _Candidate(est, cameras, pixels, 'depth', table_z_m + est.height_m)
+    if len(support) > 1:
+        est = hull_estimate([(f.model, d.mask) for f, d in support], bottom_z, shape.outline)
+        if est is not None and not math.isnan(est.height_m):
+            est = replace(est, height_m=est.height_m + shape.base_m)
+            return _Candidate(est, cameras, pixels, 'rgb_hull', table_z_m + est.height_m)
+    return _Candidate(bound, cameras[:1], pixels[:1], 'none', math.nan)
+
+
+def _pick(candidates: list[_Candidate], query: ObjectQuery) -> _Candidate | str:
+    if len(candidates) == 1:
+        return candidates[0]
+    xy = np.array([c.estimate.footprint.center_xy_m for c in candidates])
+    if query.qualifier == 'leftmost':
+        return candidates[int(np.argmin(xy[:, 0]))]
+    if query.qualifier == 'rightmost':
+        return candidates[int(np.argmax(xy[:, 0]))]
+    if query.qualifier == 'nearest':
+        return candidates[int(np.argmin(xy[:, 1]))]
+    where = ', '.join(f'({x:.3f}, {y:.3f})' for x, y in xy)
+    return (
+        f'{len(candidates)} objects match {query.phrase!r}, at {where} m; add a qualifier '
+        "('leftmost', 'rightmost', 'nearest') or a colour"
+    )
+
+
+def locate(
+    frames: Sequence[CameraFrame], query: str, segmenter: Segmenter, table_z_m: float
+) -> LocateResult:
+    """
+    Find the object named by ``query`` in ``frames`` and measure it.
+
+    :param frames: captured frames; the ``head`` frame (else the first) is primary and
+        must see the object; other frames help where their mask overlaps it.
+    :param query: ``'[leftmost|rightmost|nearest] [colour] <noun>'``, e.g. ``'red block'``.
+    :param segmenter: the backend that finds masks (``make_segmenter('color')``).
+    :param table_z_m: table-top height in the world frame, metres.
+    :returns: a found LocateResult, or ``found=False`` with the reason: unknown words
+        (with the vocabulary), nothing seen, several matches, or measurements that do not
+        fit the noun. Never a guessed position.
+    :raises ValueError: when ``frames`` is empty.
+    """
+    if not frames:
+        raise ValueError('frames has 0 frames vs at least 1; capture the head camera first')
+    parsed = parse_query(query)
+    if isinstance(parsed, str):
+        return _not_found(query, parsed)
+    ordered = sorted(frames, key=lambda f: f.camera != 'head')
+    try:
+        found = [(f, segmenter.segment(f, parsed)) for f in ordered]
+    except UnsupportedQuery as exc:
+        return _not_found(query, str(exc))
+    names = ', '.join(f.camera for f in ordered)
+    looked = f'{len(ordered)} camera{"s" if len(ordered) > 1 else ""} looked'
+    primary_frame, primary_dets = found[0]
+    if not primary_dets:
+        seen = [f.camera for f, dets in found if dets]
+        also = f'; seen only by {", ".join(seen)}: move so the head camera sees it' if seen else ''
+        return _not_found(query, f'no {parsed.phrase!r} in {names} ({looked}){also}')
+    candidates, misfits = [], []
+    for det in primary_dets:
+        cand = _measure((primary_frame, det), found[1:], table_z_m, parsed.shape)
+        if cand is None:
+            continue
+        misfit = _matches_shape(cand.estimate, parsed.shape)
+        if misfit:
+            misfits.append(misfit)
+        else:
+            candidates.append(cand)
+    if not candidates:
+        shape = parsed.shape
+        nominal = _mm((shape.width_m, shape.depth_m, shape.height_m))
+        more = f'; and {len(misfits) - 3} more' if len(misfits) > 3 else ''
+        detail = '; '.join(misfits[:3]) + more if misfits else 'no footprint on the table plane'
+        return _not_found(
+            query,
+            f'{len(primary_dets)} {parsed.phrase!r}-like region(s) in {primary_frame.camera}'
+            f' but {detail} vs {parsed.noun!r} {nominal} mm; check the noun'
+        )
+    chosen = _pick(candidates, parsed)
+    if isinstance(chosen, str):
+        return _not_found(query, chosen)
+    est = chosen.estimate
+    cx, cy = est.footprint.center_xy_m
+    z = table_z_m + est.height_m / 2
+    return LocateResult(
+        found=True,
+        reason='',
+        query=query,
+        position_m=(cx, cy, z),
+        size_m=est.footprint.size_m,
+        height_m=est.height_m,
+        top_z_m=chosen.top_z_m,
+        heading_rad=est.footprint.heading_rad,
+        cameras=chosen.cameras,
+        pixels=chosen.pixels,
+        height_source=chosen.source,
+    )

@@ -1,0 +1,279 @@
+"""
+``RosStation``: the Station interface over standard ROS 2 driver interfaces.
+
+Joint state from ``/joint_states``; joint motion through ``control_msgs``
+FollowJointTrajectory and the grippers through GripperCommand (ros2_control controllers,
+or the twin's sim node); camera frames from ``image_raw`` + ``camera_info`` subscribed with
+sensor-data QoS only while a frame is requested; camera and arm-base poses from TF. All
+translation is done by the ROS-free ``pyrua_primitives.conversions``.
+
+The owning node must be spun by a MultiThreadedExecutor in another thread than the caller
+(the primitives node's goals run on executor threads; the subscriptions, TF and controller
+responses this station waits for run on the others, in a ReentrantCallbackGroup).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from control_msgs.action import FollowJointTrajectory, GripperCommand
+import numpy as np
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.duration import Duration
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from rclpy.time import Time
+from sensor_msgs.msg import CameraInfo, Image
+from sensor_msgs.msg import JointState as JointStateMsg
+from tf2_ros import Buffer, TransformException, TransformListener
+
+from pyrua_primitives.cancel import CancelToken
+from pyrua_primitives.conversions.camera_info import camera_info_to_intrinsics
+from pyrua_primitives.conversions.control import (
+    gripper_outcome,
+    gripper_position,
+    trajectory_outcome,
+    trajectory_to_message,
+)
+from pyrua_primitives.conversions.images import image_to_depth, image_to_rgb
+from pyrua_primitives.conversions.joint_states import joint_state_from_message
+from pyrua_primitives.conversions.stamps import stamp_to_s
+from pyrua_primitives.conversions.transforms import transform_to_matrix
+from pyrua_primitives.errors import PrimitiveError
+from pyrua_primitives.kinematics import arx_x5
+from pyrua_primitives.station import (
+    ArmBase,
+    ARMS,
+    CameraFrame,
+    CameraIntrinsics,
+    CameraModel,
+    check_arm,
+    check_camera,
+    GripperResult,
+    JointLimits,
+    JointState,
+    TrajectoryResult,
+)
+
+from .action_goal import ActionGoal
+from .config import RosStationConfig
+from .messages import make
+
+LAUNCH_HINT = 'is the driver or `ros2 launch pyrua_bringup sim.launch.py` running?'
+
+
+class RosStation:
+    """
+    The Station over ``/joint_states``, camera topics, controller actions and TF.
+
+    :param node: the node that owns the subscriptions and clients.
+    :param config: topics, action names, frames and timeouts.
+    :param callback_group: group for every callback (default: a new reentrant group).
+    """
+
+    def __init__(self, node: Node, config: RosStationConfig | None = None,
+                 callback_group: ReentrantCallbackGroup | None = None) -> None:
+        self._node = node
+        self.config = config or RosStationConfig()
+        self._group = callback_group or ReentrantCallbackGroup()
+        self._joints = threading.Condition()
+        self._joint_msg: Any = None
+        self._joint_count = 0
+        self._intrinsics: dict[str, CameraIntrinsics] = {}
+        self._joint_sub = node.create_subscription(
+            JointStateMsg, self.config.joint_states_topic, self._on_joint_states,
+            qos_profile_sensor_data, callback_group=self._group)
+        self._tf = Buffer(node=node)
+        self._tf_listener = TransformListener(self._tf, node)
+        self._trajectory = {arm: self._client(FollowJointTrajectory,
+                                              self.config.trajectory_action.format(arm=arm))
+                            for arm in ARMS}
+        self._gripper = {arm: self._client(GripperCommand,
+                                           self.config.gripper_action.format(arm=arm))
+                         for arm in ARMS}
+        self._moveit = None
+        if self.config.motion_backend == 'moveit':
+            from .moveit_motion import MoveItMotion
+
+            self._moveit = MoveItMotion(self.config.moveit_group)
+
+    def _client(self, action_type: type, name: str) -> tuple[ActionClient, str]:
+        return ActionClient(self._node, action_type, name, callback_group=self._group), name
+
+    def _on_joint_states(self, msg: Any) -> None:
+        with self._joints:
+            self._joint_msg = msg
+            self._joint_count += 1
+            self._joints.notify_all()
+
+    def _prefix(self, arm: str) -> str:
+        return self.config.joint_prefix.format(arm=arm)
+
+    # --- state ------------------------------------------------------------------------
+
+    def _latest_joints(self, after: int = 0) -> Any:
+        timeout = self.config.wait_timeout_s
+        with self._joints:
+            if not self._joints.wait_for(lambda: self._joint_count > after, timeout):
+                raise PrimitiveError(f'no {self.config.joint_states_topic} message after '
+                                     f'{timeout} s; {LAUNCH_HINT}')
+            return self._joint_msg
+
+    def joint_state(self, arm: str) -> JointState:
+        """Return the latest measured joint state of ``arm``."""
+        return joint_state_from_message(self._latest_joints(), check_arm(arm), self._prefix(arm))
+
+    def _fresh_joint_state(self, arm: str) -> JointState:
+        """Return a joint state published after this call (after a motion ended)."""
+        with self._joints:
+            count = self._joint_count
+        return joint_state_from_message(self._latest_joints(count), arm, self._prefix(arm))
+
+    def joint_limits(self, arm: str) -> JointLimits:
+        """Return the ARX-X5 joint limits (the station's fixed calibration)."""
+        check_arm(arm)
+        return JointLimits(lower_rad=arx_x5.LOWER_LIMITS_RAD.copy(),
+                           upper_rad=arx_x5.UPPER_LIMITS_RAD.copy(),
+                           max_velocity_rad_s=arx_x5.VELOCITY_LIMITS_RAD_S.copy(),
+                           gripper_max_width_m=arx_x5.GRIPPER_MAX_WIDTH_M)
+
+    def table_height_m(self) -> float:
+        """Return the calibrated table top height, metres."""
+        return self.config.table_height_m
+
+    def time_s(self) -> float:
+        """Return the node clock (sim time when ``use_sim_time`` is set), seconds."""
+        return self._node.get_clock().now().nanoseconds * 1e-9
+
+    # --- motion -----------------------------------------------------------------------
+
+    def _run(self, client: tuple[ActionClient, str], goal: Any, timeout_s: float,
+             cancel: CancelToken | None) -> ActionGoal:
+        action, name = client
+        wait = self.config.wait_timeout_s
+        if not action.wait_for_server(timeout_sec=wait):
+            raise PrimitiveError(f'action server {name} not available after {wait} s; '
+                                 f'{LAUNCH_HINT}')
+        sent = ActionGoal(action, goal, name)
+        deadline = time.monotonic() + timeout_s
+        while not sent.wait(0.02):
+            if cancel is not None and cancel.cancelled:
+                sent.cancel(cancel.reason)
+            if time.monotonic() > deadline and not sent.cancel_reason:
+                sent.cancel('timeout')
+            if time.monotonic() > deadline + wait:
+                raise PrimitiveError(f'{name} did not finish within {timeout_s:.1f} s and did '
+                                     f'not answer the cancel within {wait} s; check the driver')
+        return sent
+
+    def follow_joint_trajectory(self, arm: str, positions_rad: np.ndarray, times_s: np.ndarray,
+                                cancel: CancelToken | None = None) -> TrajectoryResult:
+        """Follow joint waypoints through the arm's FollowJointTrajectory controller."""
+        check_arm(arm)
+        if self._moveit is not None:
+            result = self._moveit.move_joints(arm, np.asarray(positions_rad)[-1])
+            return TrajectoryResult(result.completed, result.reason,
+                                    self._fresh_joint_state(arm).positions_rad,
+                                    result.duration_s)
+        goal = FollowJointTrajectory.Goal()
+        goal.trajectory = trajectory_to_message(arm, positions_rad, times_s, make,
+                                                self._prefix(arm))
+        started = time.monotonic()
+        timeout = float(np.asarray(times_s)[-1]) + self.config.trajectory_margin_s
+        sent = self._run(self._trajectory[arm], goal, timeout, cancel)
+        code, text = ((sent.result.error_code, sent.result.error_string)
+                      if sent.result is not None else (-1, sent.error))
+        final = self._fresh_joint_state(arm).positions_rad
+        return trajectory_outcome(sent.status, code, text, final, time.monotonic() - started)
+
+    def command_gripper(self, arm: str, width_m: float,
+                        cancel: CancelToken | None = None) -> GripperResult:
+        """Drive the gripper to ``width_m`` through its GripperCommand controller."""
+        check_arm(arm)
+        goal = GripperCommand.Goal()
+        goal.command.position = gripper_position(float(width_m))
+        goal.command.max_effort = self.config.gripper_max_effort_n
+        started = time.monotonic()
+        sent = self._run(self._gripper[arm], goal, self.config.trajectory_margin_s, cancel)
+        duration = time.monotonic() - started
+        if sent.result is None:
+            return GripperResult(False, sent.error, self._fresh_joint_state(arm).gripper_width_m,
+                                 False, duration)
+        self._fresh_joint_state(arm)
+        r = sent.result
+        return gripper_outcome(sent.status, r.position, r.stalled, r.reached_goal, duration)
+
+    # --- cameras and frames -------------------------------------------------------------
+
+    def _next_message(self, msg_type: type, topic: str) -> Any:
+        """Subscribe to ``topic``, take the first message, and unsubscribe."""
+        box: list[Any] = []
+        arrived = threading.Event()
+
+        def on_message(msg: Any) -> None:
+            if not box:
+                box.append(msg)
+                arrived.set()
+
+        sub = self._node.create_subscription(msg_type, topic, on_message,
+                                             qos_profile_sensor_data,
+                                             callback_group=self._group)
+        try:
+            wait = self.config.wait_timeout_s
+            if not arrived.wait(wait):
+                raise PrimitiveError(f'no message on {topic} after {wait} s; {LAUNCH_HINT}')
+        finally:
+            self._node.destroy_subscription(sub)
+        return box[0]
+
+    def _lookup(self, target: str, source: str) -> np.ndarray:
+        wait = self.config.wait_timeout_s
+        try:
+            transform = self._tf.lookup_transform(target, source, Time(),
+                                                  timeout=Duration(seconds=wait))
+        except TransformException as exc:
+            raise PrimitiveError(f'no TF from {target} to {source} after {wait} s ({exc}); '
+                                 'is robot_state_publisher or the sim node publishing TF?'
+                                 ) from exc
+        return transform_to_matrix(transform.transform)
+
+    def camera_model(self, camera: str) -> CameraModel:
+        """Return the camera's intrinsics (from camera_info) and its current pose (TF)."""
+        check_camera(camera)
+        if camera not in self._intrinsics:
+            info = self._next_message(CameraInfo,
+                                      self.config.camera_info_topic.format(camera=camera))
+            self._intrinsics[camera] = camera_info_to_intrinsics(info)
+        pose = self._lookup(self.config.world_frame,
+                            self.config.camera_frame.format(camera=camera))
+        return CameraModel(camera, self._intrinsics[camera], pose, self.time_s())
+
+    def capture(self, camera: str, depth: bool = False) -> CameraFrame:
+        """Take the next frame of ``camera`` (and its depth image when asked and enabled)."""
+        check_camera(camera)
+        if depth and not self.config.depth:
+            raise ValueError('depth requested but station.depth is False; set it where the '
+                             'cameras publish aligned depth, or call without depth')
+        model = self.camera_model(camera)
+        image = self._next_message(Image, self.config.image_topic.format(camera=camera))
+        depth_m = (image_to_depth(self._next_message(
+            Image, self.config.depth_topic.format(camera=camera))) if depth else None)
+        return CameraFrame(camera=camera, rgb=image_to_rgb(image), model=model,
+                           stamp_s=stamp_to_s(image.header.stamp), depth_m=depth_m)
+
+    def arm_base(self, arm: str) -> ArmBase:
+        """Return the arm's base pose in the world frame (from TF)."""
+        check_arm(arm)
+        return ArmBase(arm, self._lookup(self.config.world_frame,
+                                         self.config.base_frame.format(arm=arm)))
+
+    def destroy(self) -> None:
+        """Release the subscriptions, the TF listener and the action clients."""
+        self._node.destroy_subscription(self._joint_sub)
+        for action, _ in (*self._trajectory.values(), *self._gripper.values()):
+            action.destroy()
+        if self._moveit is not None:
+            self._moveit.shutdown()

@@ -1,0 +1,143 @@
+import math
+import re
+
+import numpy as np
+import pytest
+
+from pyrua_primitives import CameraFrame
+from pyrua_primitives.perception import locate, make_segmenter
+
+
+@pytest.fixture(scope='session')
+def color():
+    return make_segmenter('color')
+
+
+@pytest.fixture(scope='session')
+def pair_scene(scenes):
+    """Two red blocks and a blue bowl; head plus a left wrist camera."""
+    things = [scenes.Thing('box', 'red', (-0.15, 0.0), (0.04, 0.04, 0.04), -10.0),
+              scenes.Thing('box', 'red', (0.12, 0.1), (0.04, 0.04, 0.04), 35.0),
+              scenes.Thing('cylinder', 'blue', (0.0, 0.2), (0.13, 0.13, 0.04))]
+    wrist = {'left_wrist': ((-0.3, -0.2, 1.0), (0.0, 0.05, scenes.table_z))}
+    return scenes.render(things, wrist)
+
+
+def _error_m(result, xy, height):
+    x, y, z = result.position_m
+    return math.dist((x, y, z), (*xy, 0.765 + height / 2))
+
+
+def test_locate_rgb_head_and_wrist_measures_block_within_3_mm(block_scene, color):
+    frames, _, block = block_scene
+    result = locate(frames, 'red block', color, 0.765)
+    assert result.found and result.reason == ''
+    assert _error_m(result, block.xy, 0.04) < 0.003
+    assert result.size_m == pytest.approx((0.04, 0.04), abs=0.003)
+    assert result.height_m == pytest.approx(0.04, abs=0.003)
+    assert result.top_z_m == pytest.approx(0.805, abs=0.003)
+    assert math.degrees(result.heading_rad) == pytest.approx(20.0, abs=3.0)
+    assert result.height_source == 'rgb_hull'
+    assert result.cameras == ('head', 'right_wrist')
+    assert all(p > 100 for p in result.pixels)
+    assert repr(result).startswith("LocateResult(found, 'red block' at (0.08")
+    assert re.search(r' mm, heading (19|20|21) deg, head\+right_wrist\)$', repr(result))
+
+
+def test_locate_with_depth_measures_block_within_1_5_mm(block_scene, color):
+    _, frames, block = block_scene
+    result = locate(frames, 'red block', color, 0.765)
+    assert result.height_source == 'depth'
+    assert _error_m(result, block.xy, 0.04) < 0.0015
+    assert result.height_m == pytest.approx(0.04, abs=0.0015)
+
+
+def test_locate_head_only_bounds_footprint_and_does_not_measure_height(block_scene, color):
+    result = locate(block_scene[0][:1], 'red block', color, 0.765)
+    assert result.found and result.height_source == 'none'
+    assert math.isnan(result.height_m) and math.isnan(result.position_m[2])
+    assert min(result.size_m) >= 0.04
+    assert ', height not measured, heading ' in repr(result)
+
+
+def test_locate_measures_round_and_flat_objects(block_scene, color):
+    rgb = locate(block_scene[0], 'blue bowl', color, 0.765)
+    depth = locate(block_scene[1], 'blue bowl', color, 0.765)
+    assert depth.size_m == pytest.approx((0.13, 0.13), abs=0.002)
+    assert depth.position_m == pytest.approx((-0.2, 0.1, 0.785), abs=0.0015)
+    assert rgb.found and rgb.height_source in ('rgb_hull', 'none')
+    zone = locate(block_scene[1], 'green zone', color, 0.765)
+    assert zone.height_m == pytest.approx(0.002, abs=0.001)
+
+
+def test_locate_fits_a_button_cap_above_its_grey_base(scenes, color):
+    button = scenes.Thing('button', 'orange', (0.1, -0.05), (0.04, 0.04, 0.045))
+    wrist = {'right_wrist': ((0.3, -0.25, 1.0), (0.1, -0.05, scenes.table_z))}
+    result = locate(scenes.render([button], wrist), 'orange button', color, 0.765)
+    assert result.height_source == 'rgb_hull'
+    assert result.position_m[:2] == pytest.approx((0.1, -0.05), abs=0.003)
+    assert result.top_z_m == pytest.approx(0.81, abs=0.003)
+    assert result.size_m == pytest.approx((0.04, 0.04), abs=0.004)
+
+
+def test_locate_does_not_measure_height_from_views_along_one_line(scenes, color):
+    block = scenes.Thing('box', 'red', (-0.15, 0.0), (0.04, 0.04, 0.04), -10.0)
+    # This wrist camera sits on the head camera's ray to the block: no baseline.
+    wrist = {'left_wrist': ((-0.0525, -0.2665, 1.125), (-0.15, 0.0, scenes.table_z))}
+    result = locate(scenes.render([block], wrist), 'red block', color, 0.765)
+    assert result.found and result.height_source == 'none'
+    assert result.cameras == ('head',) and math.isnan(result.height_m)
+
+
+def test_locate_unknown_noun_is_not_found_with_vocabulary(block_scene, color):
+    result = locate(block_scene[0], 'red sphere', color, 0.765)
+    assert not result.found
+    assert "unknown noun 'sphere'" in result.reason and "valid: 'ball', 'block'" in result.reason
+    assert math.isnan(result.position_m[0])
+    assert repr(result).startswith("LocateResult(found=False, reason=\"unknown noun 'sphere'")
+
+
+def test_locate_reports_an_object_no_camera_sees(block_scene, color):
+    result = locate(block_scene[0], 'orange block', color, 0.765)
+    assert not result.found
+    assert result.reason == "no 'orange block' in head, right_wrist (2 cameras looked)"
+
+
+def test_locate_says_which_camera_alone_sees_the_object(block_scene, pair_scene, color):
+    head_without_block = pair_scene[0]
+    frames = [CameraFrame('head', np.full_like(head_without_block.rgb, 180),
+                          head_without_block.model, 0.0), block_scene[0][1]]
+    result = locate(frames, 'red block', color, 0.765)
+    assert not result.found and 'seen only by right_wrist' in result.reason
+
+
+def test_locate_refuses_to_pick_one_of_several_matches(pair_scene, color):
+    result = locate(pair_scene, 'red block', color, 0.765)
+    assert not result.found
+    assert result.reason.startswith("2 objects match 'red block', at (")
+    assert "add a qualifier ('leftmost', 'rightmost', 'nearest')" in result.reason
+
+
+def test_locate_qualifiers_pick_among_matches(pair_scene, color):
+    left = locate(pair_scene, 'leftmost red block', color, 0.765)
+    right = locate(pair_scene, 'rightmost red block', color, 0.765)
+    nearest = locate(pair_scene, 'nearest red block', color, 0.765)
+    assert left.position_m[:2] == pytest.approx((-0.15, 0.0), abs=0.003)
+    assert right.position_m[:2] == pytest.approx((0.12, 0.1), abs=0.003)
+    assert nearest.position_m[:2] == pytest.approx(left.position_m[:2])
+
+
+def test_locate_refuses_a_colour_match_of_the_wrong_size(block_scene, color):
+    result = locate(block_scene[1], 'red bowl', color, 0.765)
+    assert not result.found
+    assert "but footprint 57x57 mm vs 'bowl' 130x130x40 mm; check the noun" in result.reason
+
+
+def test_locate_with_color_refuses_uncoloured_fixtures(block_scene, color):
+    result = locate(block_scene[0], 'hole', color, 0.765)
+    assert not result.found and "use segmenter='sam3'" in result.reason
+
+
+def test_locate_needs_at_least_one_frame(color):
+    with pytest.raises(ValueError, match='frames has 0 frames vs at least 1'):
+        locate([], 'red block', color, 0.765)
