@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import asdict
 import json
 import logging
 from pathlib import Path
@@ -61,6 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--cell-timeout', type=float, default=None, help='per-cell limit, s')
     run.add_argument('--no-guard', action='store_true',
                      help='do not stop cells once the task has succeeded')
+    run.add_argument('--record', type=Path, default=Path('runs'),
+                     help='folder for the episode recording: one sub-folder per episode with '
+                          'a rosbag2 (MCAP) bag and transcript.jsonl (default: runs/)')
+    run.add_argument('--no-record', action='store_true', help='record nothing')
+
+    report = commands.add_parser(
+        'report', help='write a self-contained HTML page of a recorded episode',
+        epilog='example:\n  pyrua report runs/20261129-101500_pick_place_s0_l0 --out ep.html',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    report.add_argument('run', type=Path, help='episode folder (or its bag/ folder)')
+    report.add_argument('--out', type=Path, default=None,
+                        help='HTML file to write (default: report.html in the episode folder)')
 
     view = commands.add_parser(
         'view', help="render a task layout's camera images to PNG", epilog=VIEW_EXAMPLE,
@@ -114,18 +127,36 @@ def _run(args: argparse.Namespace) -> int:
     budgets = BudgetConfig(**budget_args)
     print(f'pyrua run: task {args.task}, seed {args.seed}, layout {args.layout}, '
           f'planner {planner.name} ({script})')
-    world, twin = open_twin_world(args.task, args.seed, args.layout,
-                                  success_guard=not args.no_guard)
+    recorder = None
+    if not args.no_record:
+        from .recording import default_run_dir, Recorder
+
+        recorder = Recorder(default_run_dir(args.task, args.seed, args.layout, root=args.record))
     shown: list[tuple[int, object]] = []
 
     def on_cell(cell, result) -> None:
         _print_cell(result.index, cell.label, cell.code, result.output)
         shown.extend((result.index, image) for image in result.images)
 
+    config = {'task': args.task, 'seed': args.seed, 'layout': args.layout,
+              'planner': planner.name, 'script': str(script), 'budgets': asdict(budgets),
+              'cell_timeout_s': args.cell_timeout, 'success_guard': not args.no_guard}
+    try:
+        world, twin = open_twin_world(args.task, args.seed, args.layout, observer=recorder,
+                                      success_guard=not args.no_guard)
+    except BaseException:
+        if recorder is not None:
+            recorder.close()
+        raise
     try:
         print(f'instruction: {world.card.instruction}')
-        result = run_episode(world, planner, budgets=budgets, cell_timeout_s=args.cell_timeout,
-                             on_cell=on_cell)
+        run = dict(budgets=budgets, cell_timeout_s=args.cell_timeout, on_cell=on_cell)
+        if recorder is not None:
+            from .recording import run_recorded_episode
+
+            result = run_recorded_episode(world, planner, recorder, config=config, **run)
+        else:
+            result = run_episode(world, planner, **run)
     finally:
         twin.close()
     if args.images is not None:
@@ -138,6 +169,16 @@ def _run(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result.to_dict(), indent=2) + '\n')
         print(f'episode result: {args.json}')
+    if recorder is not None:
+        print(f'recording: {recorder.run_dir}/  (pyrua report {recorder.run_dir})')
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report.page import write_report
+
+    out = args.out or (args.run.parent if args.run.name == 'bag' else args.run) / 'report.html'
+    print(write_report(args.run, out))
     return 0
 
 
@@ -167,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
-    handlers = {'run': _run, 'view': _view}
+    handlers = {'report': _report, 'run': _run, 'view': _view}
     try:
         return handlers[args.command](args)
     except (KeyError, ValueError, FileNotFoundError) as exc:

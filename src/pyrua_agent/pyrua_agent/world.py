@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import functools
+import inspect
+import time
 from typing import Any
 
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
@@ -34,13 +36,39 @@ def _observed(func: Callable[..., Any], observe: Callable[[], object]) -> Callab
     return wrapper
 
 
+def _recorded(name: str, func: Callable[..., Any], observer: Any) -> Callable[..., Any]:
+    """Wrap a primitive so the recorder gets its goal (by keyword) and its result."""
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return func(*args, **kwargs)  # the call itself raises the clear TypeError
+        arguments = {k: v for k, v in bound.arguments.items() if k != 'cancel'}
+        goal_id = observer.primitive_goal(name, (), arguments)
+        start = time.monotonic()
+        try:
+            result = func(*args, **kwargs)
+        except Exception as exc:
+            observer.primitive_result(goal_id, None, duration_s=time.monotonic() - start,
+                                      error=f'{type(exc).__name__}: {exc}')
+            raise
+        observer.primitive_result(goal_id, result, duration_s=time.monotonic() - start)
+        return result
+
+    return wrapper
+
+
 def robot_state_text(library: PrimitiveLibrary) -> str:
     """Return the task card's robot state: each arm's pose and gripper opening."""
     return '\n'.join(repr(library.pose(arm)) for arm in ('left', 'right'))
 
 
 def twin_world(twin: Twin, library: PrimitiveLibrary, *, success_guard: bool = True,
-               card_cameras: tuple[str, ...] = CARD_CAMERAS) -> EpisodeWorld:
+               card_cameras: tuple[str, ...] = CARD_CAMERAS,
+               observer: Any | None = None) -> EpisodeWorld:
     """
     Describe one episode on ``twin`` for ``run_episode``.
 
@@ -48,14 +76,18 @@ def twin_world(twin: Twin, library: PrimitiveLibrary, *, success_guard: bool = T
     :param library: primitives over ``twin.station``.
     :param success_guard: stop cells before acting once the task succeeded.
     :param card_cameras: cameras whose first images go on the task card.
+    :param observer: a recorder: gets every primitive goal and result.
     :returns: the EpisodeWorld.
     """
     evaluator = twin.evaluator
     evaluator.observe()
-    primitives = {
-        name: _observed(func, evaluator.observe) if name in ACTING else func
-        for name, func in library.primitives().items()
-    }
+    primitives = {}
+    for name, func in library.primitives().items():
+        if name in ACTING:
+            func = _observed(func, evaluator.observe)
+        if observer is not None:
+            func = _recorded(name, func, observer)
+        primitives[name] = func
     card = TaskCard(task=twin.layout.task, instruction=twin.instruction,
                     robot_state=robot_state_text(library),
                     images=tuple((cam, library.image(cam)) for cam in card_cameras))
@@ -85,7 +117,7 @@ def open_twin_world(task: str, seed: int, layout: int, *,
     twin = load_twin(task, seed, layout, station_config)
     try:
         library = PrimitiveLibrary(twin.station, library_config, observer=observer)
-        return twin_world(twin, library, success_guard=success_guard), twin
+        return twin_world(twin, library, success_guard=success_guard, observer=observer), twin
     except BaseException:
         twin.close()
         raise

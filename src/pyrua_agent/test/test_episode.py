@@ -44,13 +44,19 @@ def test_script_episode_ends_solved_when_the_task_succeeds():
     result = run_episode(world.world(), _script('robo.bump()', 'robo.bump()', 'print("never")'))
     assert result.end_reason == 'solved'
     assert result.success is True and result.score == 1.0
-    assert result.cells == 2
+    assert result.cells == 3  # the card cell that defines `instruction`, then two
     record = result.to_dict()
     for key in ('task', 'seed', 'layout', 'planner', 'end_reason', 'success', 'score', 'cells',
                 'llm_calls', 'input_tokens', 'cached_input_tokens', 'output_tokens',
                 'cost_usd', 'wall_s'):
         assert key in record
     assert record['llm_calls'] == 0
+
+
+def test_script_planner_defines_the_instruction_first():
+    world = Counter(target=99)
+    result = run_episode(world.world(), _script('print(instruction.upper())'))
+    assert result.cell_results[1].output == 'COUNT TO TARGET\n'
 
 
 def test_script_that_runs_out_of_cells_gives_up_with_partial_score():
@@ -66,7 +72,7 @@ def test_cell_budget_ends_the_episode():
     result = run_episode(world.world(), _script(*['robo.bump()'] * 5),
                          budgets=BudgetConfig(max_cells=3))
     assert result.end_reason == 'cell_budget'
-    assert result.cells == 3
+    assert result.cells == 3 and world.count == 2  # card cell + two bumps
     assert '3 cells run vs budget 3' in result.end_detail
 
 
@@ -74,8 +80,8 @@ def test_success_guard_stops_the_cell_before_the_next_acting_call():
     world = Counter(target=1)
     result = run_episode(world.world(), _script('robo.bump(); robo.bump(); print("af" + "ter")'))
     assert world.count == 1
-    assert result.cell_results[0].stopped_reason == 'task_complete'
-    assert 'after' not in result.cell_results[0].output
+    assert result.cell_results[1].stopped_reason == 'task_complete'
+    assert 'after' not in result.cell_results[1].output
     assert result.end_reason == 'solved'
 
 
@@ -85,4 +91,4 @@ def test_wall_clock_cancels_a_running_cell():
     result = run_episode(world.world(), _script('import time\nwhile True: time.sleep(0.05)'),
                          budgets=BudgetConfig(wall_clock_s=1.0))
     assert result.end_reason == 'wall_clock'
-    assert result.cell_results[0].stopped_reason == 'episode_cancelled'
+    assert result.cell_results[-1].stopped_reason == 'episode_cancelled'

@@ -19,7 +19,6 @@ from launch_ros.substitutions import FindPackageShare
 
 PASSED = {
     'task': 'Task name for the record; empty keeps the YAML',
-    'instruction': 'The task instruction given to the planner; empty keeps the YAML',
     'planner': 'code, tools, tools_on_request, script or replay; empty keeps the YAML',
     'source': 'Script (# %% file) or transcript of the script/replay planners',
     'model': 'Model name sent to the endpoint; empty keeps the YAML',
@@ -45,6 +44,9 @@ def generate_launch_description() -> LaunchDescription:
         'use_sim_time', default_value='false', description='Follow /clock: true/false')
     declare_log_level_cmd = DeclareLaunchArgument(
         'log_level', default_value='info', description='ROS log level of every node')
+    declare_instruction_cmd = DeclareLaunchArgument(
+        'instruction', description='The task instruction given to the planner (required: a '
+        'real station has no task generator)')
     declare_passed_cmds = [DeclareLaunchArgument(name, default_value='', description=text)
                            for name, text in PASSED.items()]
 
@@ -54,6 +56,7 @@ def generate_launch_description() -> LaunchDescription:
         launch_arguments={
             'config': config, 'namespace': namespace, 'use_sim_time': use_sim_time,
             'log_level': log_level, 'sim': 'false',
+            'instruction': LaunchConfiguration('instruction'),
             **{name: LaunchConfiguration(name) for name in PASSED},
         }.items())
 
@@ -62,6 +65,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_namespace_cmd)
     ld.add_action(declare_use_sim_time_cmd)
     ld.add_action(declare_log_level_cmd)
+    ld.add_action(declare_instruction_cmd)
     for declare_cmd in declare_passed_cmds:
         ld.add_action(declare_cmd)
     ld.add_action(nodes_cmd)

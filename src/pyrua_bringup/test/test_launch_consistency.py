@@ -23,11 +23,14 @@ SRC = BRINGUP.parent
 ROOT = SRC.parent
 LAUNCH_FILES = sorted((BRINGUP / 'launch').glob('*.launch.py'))
 PARAM_FILES = ('replay.yaml', 'sim.yaml', 'station.yaml')
+LAUNCH_SUPPLIED = {'station.yaml': {'agent_node': {'instruction': 'put the block in the bowl'}}}
+"""Values a launch file requires as arguments (station.launch.py: instruction)."""
 NODE_CONFIGS = {'agent_node': AgentNodeConfig, 'primitives_node': PrimitivesNodeConfig,
                 'sim_node': SimNodeConfig}
-NODE_MODULES = {'agent_node': SRC / 'pyrua_agent/pyrua_agent/ros/agent_node.py',
-                'primitives_node': SRC / 'pyrua_primitives/pyrua_primitives/ros/primitives_node.py',
-                'sim_node': SRC / 'pyrua_sim/pyrua_sim/ros/sim_node.py'}
+NODE_MODULES = {node: SRC / package / package / 'ros' / f'{node}.py'
+                for node, package in (('agent_node', 'pyrua_agent'),
+                                      ('primitives_node', 'pyrua_primitives'),
+                                      ('sim_node', 'pyrua_sim'))}
 ROS_MODULES = sorted(p for pkg in ('pyrua_primitives', 'pyrua_sim', 'pyrua_agent')
                      for p in (SRC / pkg / pkg / 'ros').glob('*.py'))
 
@@ -87,7 +90,8 @@ def test_every_launched_executable_is_an_entry_point_named_like_its_node():
 @pytest.mark.parametrize('node', sorted(NODE_MODULES))
 def test_each_node_class_takes_the_node_name_and_has_a_jazzy_main(node):
     tree = _tree(NODE_MODULES[node])
-    supers = [c for c in _calls(tree, '__init__') if c.args and isinstance(c.args[0], ast.Constant)]
+    supers = [c for c in _calls(tree, '__init__')
+              if c.args and isinstance(c.args[0], ast.Constant)]
     assert [c.args[0].value for c in supers] == [node]
     main = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == 'main')
     assert [a.arg for a in main.args.args] == ['args']
@@ -143,7 +147,8 @@ def test_yaml_values_build_valid_configs(filename):
     tree = yaml.safe_load((BRINGUP / 'config' / filename).read_text())
     for node, section in tree.items():
         values = {**parameter_defaults(NODE_CONFIGS[node]),
-                  **flatten(section['ros__parameters'])}
+                  **flatten(section['ros__parameters']),
+                  **LAUNCH_SUPPLIED.get(filename, {}).get(node, {})}
         config_from_values(NODE_CONFIGS[node], values)
 
 

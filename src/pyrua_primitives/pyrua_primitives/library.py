@@ -83,13 +83,12 @@ class LibraryConfig:
 
 
 class LibraryObserver(Protocol):
-    """Hooks a recorder implements; every method is optional."""
+    """
+    What the library reports as it senses (a recorder implements it).
 
-    def primitive_goal(self, name: str, args: dict) -> None:
-        """Record a primitive goal before it runs."""
-
-    def primitive_result(self, name: str, result: object) -> None:
-        """Record what a primitive returned."""
+    Goals and results are recorded around each primitive call by the caller (the episode
+    world), so the library only reports what it captured.
+    """
 
     def frame(self, frame: CameraFrame) -> None:
         """Record a captured camera frame."""
@@ -123,7 +122,7 @@ class PrimitiveLibrary:
     :param station: the hardware boundary (twin, ROS station or bag station).
     :param config: library settings.
     :param segmenter: a ready segmenter (default: built from ``config.segmenter``).
-    :param observer: optional recorder hooks (goals, results, frames, joint states).
+    :param observer: optional LibraryObserver: receives each captured frame and joint state.
     """
 
     def __init__(self, station: Station, config: LibraryConfig | None = None, *,
@@ -175,11 +174,8 @@ class PrimitiveLibrary:
         names = CAMERAS if cameras is None else tuple(check_camera(c) for c in cameras)
         if not names:
             raise ValueError('cameras is empty; pass None (all cameras) or e.g. ["head"]')
-        goal = {'query': query, 'cameras': list(names)}
-        _call_hook(self.observer, 'primitive_goal', 'locate', goal)
         frames = [self._capture(name) for name in names]
         result = _locate(frames, query, self.segmenter, self.station.table_height_m())
-        _call_hook(self.observer, 'primitive_result', 'locate', result)
         return result
 
     def image(self, camera: str) -> np.ndarray:
@@ -331,14 +327,10 @@ class PrimitiveLibrary:
         if heading is not None and (isinstance(heading, bool)
                                     or not isinstance(heading, (int, float))):
             raise TypeError(f'heading must be a number of radians or None, got {heading!r}')
-        args = {'arm': arm, 'xyz': target.tolist(), 'heading': heading, 'descend': descend,
-                'path': path}
-        _call_hook(self.observer, 'primitive_goal', 'move_to', args)
         scene = MotionScene.from_station(self.station, arm)
         plan = plan_move(scene, target, heading, descend=bool(descend), path=path,
                          motion=self.config.motion, safety=self.config.safety)
         result = self._execute(arm, plan, target, cancel)
-        _call_hook(self.observer, 'primitive_result', 'move_to', result)
         return result
 
     def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
@@ -349,14 +341,12 @@ class PrimitiveLibrary:
         :returns: MoveResult (reached=False with a reason if the path is unsafe).
         """
         check_arm(arm)
-        _call_hook(self.observer, 'primitive_goal', 'home', {'arm': arm})
         home_q = self.station.home_positions_rad(arm)
         target = tcp_pose(home_q, self.station.arm_base(arm).world_from_base)[:3, 3]
         scene = MotionScene.from_station(self.station, arm)
         plan = plan_joint_move(scene, home_q, motion=self.config.motion,
                                safety=self.config.safety)
         result = self._execute(arm, plan, target, cancel)
-        _call_hook(self.observer, 'primitive_result', 'home', result)
         return result
 
     def open_gripper(self, arm: str, width: float | None = None, *,
@@ -376,15 +366,12 @@ class PrimitiveLibrary:
                 or not 0.01 <= commanded <= full:
             raise ValueError(f'width={width!r} vs allowed [0.010, {full:.3f}] m; '
                              'omit it to open fully')
-        _call_hook(self.observer, 'primitive_goal', 'open_gripper',
-                   {'arm': arm, 'width': commanded})
         outcome = self.station.command_gripper(arm, float(commanded), cancel)
         reason = '' if outcome.reached else f'stopped at {outcome.width_m * 1000:.1f} mm ' \
             f'({outcome.reason or "blocked"})'
         result = GripperResult(held=False, reason=reason, arm=arm, action='open',
                                width_m=float(outcome.width_m),
                                commanded_width_m=float(commanded))
-        _call_hook(self.observer, 'primitive_result', 'open_gripper', result)
         return result
 
     def close_gripper(self, arm: str, *, cancel: CancelToken | None = None) -> GripperResult:
@@ -397,7 +384,6 @@ class PrimitiveLibrary:
             width when held, near 0 when nothing is between the fingers).
         """
         check_arm(arm)
-        _call_hook(self.observer, 'primitive_goal', 'close_gripper', {'arm': arm})
         outcome = self.station.command_gripper(arm, 0.0, cancel)
         width = float(outcome.width_m)
         held = width > self.config.min_held_width_m
@@ -407,5 +393,4 @@ class PrimitiveLibrary:
             reason = f'{reason}; {outcome.reason}'
         result = GripperResult(held=held, reason=reason, arm=arm, action='close',
                                width_m=width, commanded_width_m=0.0)
-        _call_hook(self.observer, 'primitive_result', 'close_gripper', result)
         return result

@@ -17,7 +17,8 @@ class ScriptPlanner:
     Run a fixed list of cells, one per step, then finish.
 
     It makes no LLM calls, so its ledger stays empty; it keeps going after a failed cell,
-    as a careful program checks results itself.
+    as a careful program checks results itself. What a model reads on its task card, a
+    script gets as a first cell that defines ``instruction`` (the task's text).
 
     :param cells: the cells to run.
     :param source: where they came from (for reprs and transcripts).
@@ -32,6 +33,7 @@ class ScriptPlanner:
         self.source = source
         self.ledger = Ledger()
         self._next = 0
+        self._card_cell: Cell | None = None
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptPlanner:
@@ -42,11 +44,15 @@ class ScriptPlanner:
         return f'ScriptPlanner({self.source!r}, cell {self._next}/{len(self.cells)})'
 
     def begin(self, card: TaskCard, budgets: Budgets) -> None:
-        """Start from the first cell (the task card is not needed)."""
+        """Start from the first cell, after one that defines ``instruction``."""
         self._next = 0
+        self._card_cell = Cell(code=f'instruction = {card.instruction!r}', label='task card')
 
     def next_step(self) -> Cell | Finish:
         """Return the next script cell, or ``Finish`` after the last one."""
+        if self._card_cell is not None:
+            cell, self._card_cell = self._card_cell, None
+            return cell
         if self._next >= len(self.cells):
             return Finish(f'script {self.source} finished after {len(self.cells)} cells')
         cell = self.cells[self._next]

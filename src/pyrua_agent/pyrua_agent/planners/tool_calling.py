@@ -180,7 +180,8 @@ class ToolCallingPlanner(ConversationPlanner):
 
     def build_system_prompt(self, tools: Sequence[Mapping[str, Any]]) -> str:
         """Return the tool interface's system prompt."""
-        return system_prompt(self.name, tools_api_reference(tools))
+        pictures = self.motion if self.images == 'after_motion' else ()
+        return system_prompt(self.name, tools_api_reference(tools, pictures))
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the one-call cell, with pictures after a motion in ``after_motion`` mode."""

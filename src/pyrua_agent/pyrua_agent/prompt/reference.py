@@ -9,7 +9,7 @@ the tool definition's description, so the prompt does not send it twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 import inspect
 import textwrap
 from typing import Any
@@ -41,17 +41,22 @@ def code_api_reference(primitives: Mapping[str, Callable[..., Any]]) -> str:
     return '\n\n'.join(entries)
 
 
-def tools_api_reference(tools: Sequence[Mapping[str, Any]]) -> str:
+def tools_api_reference(tools: Sequence[Mapping[str, Any]],
+                        picture_tools: Collection[str] = ()) -> str:
     """
     Return the tool interface's API reference: each tool's signature and summary line.
 
     :param tools: the function tool definitions offered to the model.
+    :param picture_tools: tools whose result carries every camera's picture; their lines
+        say so.
     :returns: one ``- name(arg: type, ...)``: summary line per tool, in the order given.
     """
     lines = []
     for tool in tools:
         description = tool['function'].get('description', '').strip()
         summary = description.splitlines()[0] if description else '(no documentation)'
+        if tool['function']['name'] in picture_tools:
+            summary += ' [returns the camera pictures]'
         lines.append(f'- {signature_text(tool)}: {summary}')
     lines.append('\nEach tool definition carries its full documentation: arguments, units, '
                  'frames and what a failure returns.')

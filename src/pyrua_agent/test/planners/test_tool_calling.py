@@ -74,9 +74,11 @@ def test_tool_schemas_and_prompt_come_from_the_primitives(station, server, endpo
         'type': 'array', 'items': {'type': 'number'},
         'description': 'target in metres, station frame.'}
     system = request.messages[0]['content']
-    assert tools_api_reference(tools) in system
-    assert '- move_to(arm: string, xyz: array of number, heading: number or null = null)' in (
-        system)
+    motion = ('move_to', 'open_gripper', 'close_gripper')
+    assert tools_api_reference(tools, motion) in system
+    assert ('- move_to(arm: string, xyz: array of number, heading: number or null = null): '
+            "Move an arm's gripper to a point. [returns the camera pictures]") in system
+    assert '- locate(query: string): Find an object on the table by name.\n' in system
     assert prompt_text('operating_notes.md') in system
     assert prompt_text('notes_tools_auto.md') in system
     assert request.image_count == len(station.cameras)
@@ -93,6 +95,7 @@ def test_on_request_variant_adds_show_and_sends_no_automatic_pictures(station, s
     assert requests[0].body['tools'] == _expected_tools(station) + [
         function_schema(show, 'show')]
     assert prompt_text('notes_tools_on_request.md') in requests[0].messages[0]['content']
+    assert '[returns the camera pictures]' not in requests[0].messages[0]['content']
     assert requests[1].roles[-1] == 'tool' and requests[1].image_count == len(station.cameras)
     assert requests[2].roles[-2:] == ['tool', 'user']
     assert requests[2].messages[-2]['content'].startswith('[image 1: left_wrist — gripper]')

@@ -101,6 +101,7 @@ def _chromium() -> str | None:
                     reason='chromium is not installed (apt-get install chromium; '
                            'scripts/setup.sh --test installs it)')
 def test_report_renders_in_headless_chromium(report, tmp_path):
+    """Render the page; PYRUA_REPORT_SCREENSHOT=<png> keeps the screenshot to look at."""
     shot = tmp_path / 'report.png'
     command = [_chromium(), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
                '--no-first-run', '--disable-background-networking',

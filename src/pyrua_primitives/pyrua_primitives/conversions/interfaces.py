@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+from .fields import MessageFactory
 
 PACKAGE = 'pyrua_msgs'
 PARTS = {'msg': ('',), 'srv': ('_Request', '_Response'),
@@ -92,3 +95,23 @@ def register_interfaces(typestore, root: Path | None = None) -> tuple[str, ...]:
         types[name] = definition
     typestore.register(types)
     return tuple(definitions)
+
+
+def rosbags_typestore(root: Path | None = None):
+    """
+    Return a ``rosbags`` Jazzy typestore with every ``pyrua_msgs`` type registered.
+
+    :param root: the ``pyrua_msgs`` directory (default: ``interface_dir()``).
+    """
+    from rosbags.typesys import get_typestore, Stores
+
+    store = get_typestore(Stores.ROS2_JAZZY)
+    register_interfaces(store, root)
+    return store
+
+
+def rosbags_factory(typestore) -> MessageFactory:
+    """Return ``make(type_name, **fields)`` building messages of ``typestore``'s types."""
+    def make(type_name: str, **fields: Any) -> Any:
+        return typestore.types[type_name](**fields)
+    return make

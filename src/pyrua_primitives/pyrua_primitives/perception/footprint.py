@@ -26,6 +26,7 @@ from ..station import CameraModel
 CELL_M = 0.001
 """Table-plane grid cell for carving, metres (1 mm: well below a head-camera pixel)."""
 MAX_HEIGHT_M = 0.20
+"""Tallest top the RGB hull searches, metres above the prism's bottom."""
 COARSE_STEP_M = 0.004
 FINE_STEP_M = 0.0005
 SLOPE_SPAN_M = 0.02
@@ -204,6 +205,7 @@ class HullEstimate:
     footprint: Footprint
     height_m: float
     iou: float
+    """Mean silhouette IoU of the fit (1.0 for one view or depth, 0.0 when rejected)."""
 
 
 def hull_estimate(

@@ -191,7 +191,8 @@ def locate(
 
     :param frames: captured frames; the ``head`` frame (else the first) is primary and
         must see the object; other frames help where their mask overlaps it.
-    :param query: ``'[leftmost|rightmost|nearest] [colour] <noun>'``, e.g. ``'red block'``.
+    :param query: ``'[leftmost|rightmost|nearest] [colour] <noun>'``, e.g. ``'red block'``;
+        leftmost/rightmost = smallest/largest world x, nearest = smallest y (arm side).
     :param segmenter: the backend that finds masks (``make_segmenter('color')``).
     :param table_z_m: table-top height in the world frame, metres.
     :returns: a found LocateResult, or ``found=False`` with the reason: unknown words

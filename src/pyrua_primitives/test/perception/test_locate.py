@@ -141,3 +141,23 @@ def test_locate_with_color_refuses_uncoloured_fixtures(block_scene, color):
 def test_locate_needs_at_least_one_frame(color):
     with pytest.raises(ValueError, match='frames has 0 frames vs at least 1'):
         locate([], 'red block', color, 0.765)
+
+
+def test_locate_on_the_twin_matches_ground_truth(color):
+    twin_module = pytest.importorskip('pyrua_sim.twin', reason='needs the pyrua_sim twin')
+    config = pytest.importorskip('pyrua_sim').StationConfig(depth_enabled=True)
+    with twin_module.load_twin('pick_place', 0, 0, config) as twin:
+        station = twin.station
+        frames = [station.capture(camera, depth=True) for camera in ('head', 'left_wrist',
+                                                                     'right_wrist')]
+        truth = twin.evaluator.object_poses()
+        checked = 0
+        for spec in twin.layout.objects:
+            if spec.kind not in ('block', 'bowl', 'zone', 'peg'):
+                continue
+            result = locate(frames, f'{spec.colour} {spec.kind}', color,
+                            station.table_height_m())
+            assert result.found and result.height_source == 'depth', result
+            assert result.position_m[:2] == pytest.approx(truth[spec.name][:2], abs=0.0015)
+            checked += 1
+        assert checked >= 1

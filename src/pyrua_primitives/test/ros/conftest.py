@@ -2,23 +2,19 @@
 
 import pytest
 
-rosbags_typesys = pytest.importorskip('rosbags.typesys', reason='rosbags is a test dependency '
-                                      '(requirements/test.txt)')
-
 
 @pytest.fixture(scope='session')
 def typestore():
     """Return the Jazzy typestore with every pyrua_msgs type registered."""
-    from pyrua_primitives.conversions.interfaces import register_interfaces
+    pytest.importorskip('rosbags.typesys', reason='rosbags: see requirements/test.txt')
+    from pyrua_primitives.conversions.interfaces import rosbags_typestore
 
-    store = rosbags_typesys.get_typestore(rosbags_typesys.Stores.ROS2_JAZZY)
-    register_interfaces(store)
-    return store
+    return rosbags_typestore()
 
 
 @pytest.fixture(scope='session')
 def make(typestore):
     """Return the factory that builds rosbags messages by type name."""
-    def build(type_name, **fields):
-        return typestore.types[type_name](**fields)
-    return build
+    from pyrua_primitives.conversions.interfaces import rosbags_factory
+
+    return rosbags_factory(typestore)

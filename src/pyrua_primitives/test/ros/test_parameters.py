@@ -76,8 +76,8 @@ def test_overrides_with_wrong_types_or_names_are_reported():
 
 
 def test_flatten_nests_yaml_maps_into_dotted_names():
-    assert flatten({'a': {'b': 1, 'c': {'d': 'x'}}, 'e': [1]}) == {'a.b': 1, 'a.c.d': 'x',
-                                                                  'e': [1]}
+    nested = {'a': {'b': 1, 'c': {'d': 'x'}}, 'e': [1]}
+    assert flatten(nested) == {'a.b': 1, 'a.c.d': 'x', 'e': [1]}
 
 
 def test_invalid_values_fail_the_dataclass_validation():

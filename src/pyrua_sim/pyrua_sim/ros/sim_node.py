@@ -159,8 +159,6 @@ class SimNode(Node):
         return CancelResponse.ACCEPT
 
     def _finish(self, goal_handle: Any, ok: bool) -> None:
-        self._tokens.pop(goal_handle.goal_id.uuid.tobytes(), None)
-        self._host.end_motion()
         self.publish_state()
         if goal_handle.is_cancel_requested:
             goal_handle.canceled()
@@ -183,6 +181,9 @@ class SimNode(Node):
             result.error_code, result.error_string = -2, str(exc.args[0])
         except (ValueError, RuntimeError) as exc:
             result.error_code, result.error_string = -1, str(exc)
+        finally:
+            self._tokens.pop(goal_handle.goal_id.uuid.tobytes(), None)
+            self._host.end_motion()
         self._finish(goal_handle, result.error_code == 0)
         return result
 
@@ -191,11 +192,19 @@ class SimNode(Node):
         result = GripperCommand.Result()
         token = self._token(goal_handle)
         self._host.begin_motion()
-        width = 2.0 * goal_handle.request.command.position
-        outcome = self._station.command_gripper(arm, width, cancel=token)
-        for key, value in gripper_result_fields(outcome).items():
-            setattr(result, key, value)
-        self._finish(goal_handle, outcome.reached or outcome.stalled)
+        try:
+            width = 2.0 * goal_handle.request.command.position
+            outcome = self._station.command_gripper(arm, width, cancel=token)
+        except ValueError as exc:
+            self.get_logger().warning(f'gripper goal refused: {exc}')
+            outcome = None
+        finally:
+            self._tokens.pop(goal_handle.goal_id.uuid.tobytes(), None)
+            self._host.end_motion()
+        if outcome is not None:
+            for key, value in gripper_result_fields(outcome).items():
+                setattr(result, key, value)
+        self._finish(goal_handle, outcome is not None and (outcome.reached or outcome.stalled))
         return result
 
     # --- evaluator and entity services ----------------------------------------------------
