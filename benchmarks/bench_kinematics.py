@@ -159,6 +159,8 @@ def main() -> None:
     print('IK solve time (ms): case, median, p95, misses')
     for name, (median, p95, misses) in ik_times_ms(args.ik, rng).items():
         print(f'  {name:20s} {median:6.2f} {p95:7.2f}  {misses}/{args.ik}')
+    if args.targets <= 0:
+        return
     begin = time.perf_counter()
     outcomes, broken, plan_ms = fuzz(args.targets, rng)
     print(f'fuzz: {args.targets} targets in {time.perf_counter() - begin:.0f} s; plan_move '

@@ -300,21 +300,27 @@ class PrimitiveLibrary:
                           duration_s=float(outcome.duration_s))
 
     def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
-                descend: bool = False, path: str = 'line',
+                descend: bool = False, max_tilt: float = 0.0, path: str = 'line',
                 cancel: CancelToken | None = None) -> MoveResult:
         """
         Move an arm's gripper, pointing straight down, to a point (straight-line path).
 
-        :param arm: 'left' or 'right'. The left arm is based at x=-0.30, the right at
-            x=+0.30 (y=-0.45): each reaches points 0.18-0.46 m from its base horizontally.
+        :param arm: 'left' or 'right'. The left arm is based at (-0.30, -0.45), the right
+            at (+0.30, -0.45); table top z=0.765. Pointing straight down, the gripper
+            reaches these heights above the table at these horizontal distances from its
+            arm's base: 0.02 m: 0.06-0.48 m; 0.05 m: 0.10-0.45 m; 0.08 m: 0.14-0.41 m;
+            0.10 m: 0.18-0.36 m; nothing above about 0.115 m (pass max_tilt to go higher).
         :param xyz: target [x, y, z] of the point between the finger pads, world frame,
-            metres (table top is at z=0.765; the finger tips reach 0.02 m below this point).
+            metres. The finger tips reach 0.02 m below this point.
         :param heading: yaw in radians of the line along which the fingers close (0 = along
             world x); pass a located object's heading_rad to grasp across its sides.
             Default: keep the current wrist yaw as far as possible.
         :param descend: False keeps the point between the pads at least 0.03 m above the
             table; pass True for the final descent onto a located object (then only the
-            finger tips must stay above the table).
+            finger tips must stay 3 mm above the table, i.e. z >= 0.788).
+        :param max_tilt: largest tilt of the gripper from straight down, radians, accepted
+            when straight down cannot reach the target (e.g. higher than 0.115 m above the
+            table). Default 0: refuse instead of tilting.
         :param path: 'line' (straight line, default) or 'joint' (joint-space move, for
             large moves with nothing in the way).
         :returns: MoveResult with reached, final_m (measured position), error_m and
@@ -324,14 +330,15 @@ class PrimitiveLibrary:
         """
         check_arm(arm)
         target = _vector3(xyz, 'xyz')
-        if heading is not None and (isinstance(heading, bool)
-                                    or not isinstance(heading, (int, float))):
-            raise TypeError(f'heading must be a number of radians or None, got {heading!r}')
+        for name, value in (('heading', heading), ('max_tilt', max_tilt)):
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, (int, float))):
+                raise TypeError(f'{name} must be a number of radians, got {value!r}')
         scene = MotionScene.from_station(self.station, arm)
         plan = plan_move(scene, target, heading, descend=bool(descend), path=path,
-                         motion=self.config.motion, safety=self.config.safety)
-        result = self._execute(arm, plan, target, cancel)
-        return result
+                         max_tilt_rad=float(max_tilt), motion=self.config.motion,
+                         safety=self.config.safety)
+        return self._execute(arm, plan, target, cancel)
 
     def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
         """

@@ -9,6 +9,8 @@ principal point is ((w - 1) / 2, (h - 1) / 2).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import mujoco
 import numpy as np
 
@@ -24,7 +26,11 @@ class CameraRig:
     """
     Renders a model's cameras at one resolution; the OpenGL renderer is made on first use.
 
-    Not thread-safe by itself: ``MujocoStation`` calls it under its lock. Call ``close()``.
+    An OpenGL context belongs to the thread that made it current (EGL and OSMesa refuse
+    another thread with EGL_BAD_ACCESS), while primitives capture from whichever thread
+    runs them. So every GL call (create, render, close) runs on one rendering thread of
+    the rig's own. Not thread-safe by itself: ``MujocoStation`` calls it under its lock.
+    Call ``close()``.
 
     :param model: the compiled station model.
     :param width: image width, pixels.
@@ -35,9 +41,17 @@ class CameraRig:
         self._model = model
         self._size = (width, height)
         self._renderer: mujoco.Renderer | None = None
+        self._gl_thread: ThreadPoolExecutor | None = None
 
     def close(self) -> None:
-        """Release the OpenGL renderer (a later capture makes a new one)."""
+        """Release the OpenGL renderer and its thread (a later capture makes new ones)."""
+        if self._gl_thread is None:
+            return
+        self._gl_thread.submit(self._close_renderer).result()
+        self._gl_thread.shutdown(wait=True)
+        self._gl_thread = None
+
+    def _close_renderer(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
@@ -65,6 +79,13 @@ class CameraRig:
 
         :raises RendererUnavailable: when no offscreen OpenGL backend works here.
         """
+        if self._gl_thread is None:
+            self._gl_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix='pyrua-gl')
+        return self._gl_thread.submit(self._render, data, camera, camera_id, depth).result()
+
+    def _render(
+        self, data: mujoco.MjData, camera: str, camera_id: int, depth: bool
+    ) -> CameraFrame:
         renderer = self._get_renderer()
         self.update_poses(data)
         renderer.update_scene(data, camera=camera_id)

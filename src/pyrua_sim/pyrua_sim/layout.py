@@ -27,7 +27,7 @@ from .errors import LayoutError
 
 TABLE_Z = 0.765
 ARM_BASES_XY: dict[str, tuple[float, float]] = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
-REACH_M = (0.18, 0.46)
+REACH_M = (0.18, 0.40)
 OUT_OF_REACH_M = 0.62
 WORK_X = (-0.45, 0.45)
 WORK_Y = (-0.30, 0.05)

@@ -136,17 +136,19 @@ def test_two_arms_move_at_once_from_two_threads(station):
     results = {}
 
     def move(arm, target):
-        results[arm] = station.follow_joint_trajectory(arm, target[None, :], [1.0])
+        results[arm] = station.follow_joint_trajectory(arm, target[None, :], [10.0])
 
     threads = [threading.Thread(target=move, args=a) for a in (('left', left), ('right', right))]
+    threads[0].start()
+    while station.time_s() < 0.1:  # the second motion starts while the first runs
+        pass
+    threads[1].start()
     for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+        thread.join(timeout=60)
     assert results['left'].completed and results['right'].completed
     np.testing.assert_allclose(station.joint_state('left').positions_rad, left, atol=0.02)
     np.testing.assert_allclose(station.joint_state('right').positions_rad, right, atol=0.02)
-    assert station.time_s() < 2.0
+    assert station.time_s() < 19.0  # overlapped, not one after the other (20 s)
 
 
 def test_gripper_closes_and_opens_to_the_commanded_width(station):

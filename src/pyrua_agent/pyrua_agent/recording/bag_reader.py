@@ -6,7 +6,9 @@ Read an episode bag back into plain records: the side the report and replay use.
 so every message that reached the disk is read. Images are joined to their records the way
 the recorder writes them, in one flushed group: a ``/pyrua/cell/image`` message belongs to
 the episode start or cell output record before it, a camera image to the camera's ``meta``
-record before it, a joint state to the ``/joint_states/meta`` record before it.
+record before it, a joint state to the ``/joint_states/meta`` record before it. A frame
+captured while a primitive goal was open (between its goal and result records) carries that
+goal's id, so replay can hand ``robo.image`` the very frame it returned.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class RecordedFrame:
     """3x3 camera matrix from ``CameraInfo``."""
     world_from_camera: np.ndarray
     """4x4 pose (OpenCV optical convention), metres."""
+    goal_id: int | None = None
+    """The primitive goal open when the frame was captured (None: none, e.g. the task card)."""
 
     def __repr__(self) -> str:
         h, w = self.rgb.shape[:2]
@@ -158,6 +162,7 @@ class _Collector:
         self._image_owner: dict[str, Any] | None = None
         self._camera_meta: dict[str, dict[str, Any]] = {}
         self._joint_meta: dict[str, Any] | None = None
+        self._open_goal: int | None = None
 
     def add(self, topic: str, message: Any) -> None:
         self.counts[topic] += 1
@@ -180,7 +185,8 @@ class _Collector:
                 self.frames.append(RecordedFrame(
                     cell=meta['cell'], camera=camera, stamp_s=meta['stamp_s'],
                     rgb=image_pixels(message), k=k,
-                    world_from_camera=np.asarray(meta['world_from_camera'], np.float64)))
+                    world_from_camera=np.asarray(meta['world_from_camera'], np.float64),
+                    goal_id=meta.get('goal_id')))
 
     def _json(self, topic: str, record: dict[str, Any]) -> None:
         if topic == topics.EPISODE:
@@ -199,12 +205,15 @@ class _Collector:
             self.llm_calls.append(record)
         elif topic == topics.PRIMITIVE_GOAL:
             self.goals.append(record)
+            self._open_goal = record.get('goal_id')
         elif topic == topics.PRIMITIVE_RESULT:
             self.results.append(record)
+            if record.get('goal_id') == self._open_goal:
+                self._open_goal = None
         elif topic == topics.JOINT_STATES_META:
             self._joint_meta = record
         else:
-            self._camera_meta[record['camera']] = record
+            self._camera_meta[record['camera']] = {**record, 'goal_id': self._open_goal}
 
     def _cell_image(self, message: Any) -> None:
         owner = self._image_owner
