@@ -51,12 +51,12 @@ def first_difference(replayed: str, recorded: str) -> tuple[int, str, str]:
     if replayed == recorded:
         return 0, '', ''
     ours, theirs = replayed.split('\n'), recorded.split('\n')
-    for number in range(max(len(ours), len(theirs))):
-        mine = ours[number] if number < len(ours) else ''
-        other = theirs[number] if number < len(theirs) else ''
-        if mine != other or number >= len(ours) or number >= len(theirs):
-            return number + 1, mine, other
-    return len(ours), ours[-1], theirs[-1]  # unreachable for different texts
+    number = 0
+    while number < min(len(ours), len(theirs)) and ours[number] == theirs[number]:
+        number += 1
+    mine = ours[number] if number < len(ours) else ''
+    other = theirs[number] if number < len(theirs) else ''
+    return number + 1, mine, other
 
 
 def compare_cell(index: int, code: str, result: CellResult,
@@ -66,7 +66,8 @@ def compare_cell(index: int, code: str, result: CellResult,
         return CellComparison(index=index, status='extra')
     line, mine, theirs = first_difference(result.output, recorded.get('output', ''))
     return CellComparison(index=index, status='changed' if line else 'same',
-                          code_changed=code != recorded.get('code'), line=line,
+                          code_changed=code.strip() != str(recorded.get('code', '')).strip(),
+                          line=line,
                           replayed_line=mine, recorded_line=theirs)
 
 

@@ -1,0 +1,156 @@
+"""Every primitive of the library on the MuJoCo twin (the evaluator only checks outcomes)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
+from pyrua_sim.twin import load_twin
+
+TABLE_Z = 0.765
+
+
+@pytest.fixture(scope='module')
+def twin():
+    """A pick_place layout whose blue block lies in front of the left arm (seed 0, index 0)."""
+    with load_twin('pick_place', 0, 0) as loaded:
+        yield loaded
+
+
+@pytest.fixture
+def lib(twin):
+    """A fresh library over the twin, reset to its layout and home pose."""
+    twin.reset()
+    return PrimitiveLibrary(twin.station)
+
+
+class Frames:
+    """A recorder-like observer that keeps what the library reports."""
+
+    def __init__(self):
+        self.frames, self.states = [], []
+
+    def frame(self, frame):
+        self.frames.append(frame.camera)
+
+    def joint_state(self, state):
+        self.states.append(state.arm)
+
+
+def _block(twin):
+    return twin.evaluator.object_poses()['obj/blue_block'][:3]
+
+
+def test_primitives_are_the_documented_set_and_acting_ones_are_marked(lib):
+    names = set(lib.primitives())
+    assert names == {'back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
+                     'locate', 'move_to', 'open_gripper', 'pose', 'wait'}
+    assert set(ACTING) <= names
+    for func in lib.primitives().values():
+        assert func.__doc__ and ':returns:' in func.__doc__
+
+
+def test_locate_measures_a_block_within_a_few_millimetres(lib, twin):
+    result = lib.locate('blue block')
+    assert result.found, result.reason
+    truth = _block(twin)
+    assert np.linalg.norm(np.subtract(result.position_m[:2], truth[:2])) < 0.005
+    assert len(repr(result)) < 160 and 'blue block' in repr(result)
+
+
+def test_locate_refuses_unknown_words_and_absent_objects(lib):
+    unknown = lib.locate('red elephant')
+    assert not unknown.found and 'elephant' in unknown.reason
+    absent = lib.locate('yellow block')
+    assert not absent.found and 'yellow block' in absent.reason
+    assert math.isnan(absent.position_m[0])
+
+
+def test_locate_rejects_misuse(lib):
+    with pytest.raises(TypeError, match='non-empty string'):
+        lib.locate('')
+    with pytest.raises(ValueError, match='did you mean'):
+        lib.locate('blue block', cameras=['heda'])
+
+
+def test_pick_up_and_hold_with_the_grasp_width_check(lib, twin):
+    block = lib.locate('blue block', cameras=['head', 'left_wrist', 'right_wrist'])
+    x, y, z = block.position_m
+    assert lib.open_gripper('left').width_m > 0.08
+    hover = lib.move_to('left', [x, y, TABLE_Z + 0.08], heading=block.heading_rad)
+    assert hover.reached, hover.reason
+    down = lib.move_to('left', [x, y, z + 0.005], heading=block.heading_rad, descend=True)
+    assert down.reached, down.reason
+    grip = lib.close_gripper('left')
+    assert grip.held and 0.035 < grip.width_m < 0.045, grip
+    up = lib.move_to('left', [x, y, TABLE_Z + 0.08])
+    assert up.reached
+    assert _block(twin)[2] > TABLE_Z + 0.05  # the block came up with the gripper
+    assert lib.open_gripper('left').held is False
+
+
+def test_closing_on_nothing_reports_nothing_held(lib):
+    grip = lib.close_gripper('right')
+    assert not grip.held and 'nothing held' in grip.reason and grip.width_m < 0.004
+
+
+def test_move_to_refuses_targets_below_the_table_without_moving(lib):
+    before = lib.joints('left').positions_rad
+    result = lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.01])
+    assert not result.reached and result.duration_s == 0.0
+    assert 'clearance' in result.reason
+    np.testing.assert_array_equal(lib.joints('left').positions_rad, before)
+
+
+def test_move_to_refuses_unreachable_targets_with_the_limit(lib):
+    result = lib.move_to('right', [0.30, 0.20, TABLE_Z + 0.08])
+    assert not result.reached and 'reach' in result.reason
+
+
+def test_move_to_raises_on_nan_wrong_length_and_bad_arm(lib):
+    with pytest.raises(ValueError, match='NaN'):
+        lib.move_to('left', [float('nan'), 0.0, 0.9])
+    with pytest.raises(ValueError, match='shape'):
+        lib.move_to('left', [0.1, 0.2])
+    with pytest.raises(ValueError, match="did you mean 'left'"):
+        lib.move_to('lefft', [0.1, 0.2, 0.9])
+
+
+def test_home_returns_to_the_ready_pose(lib, twin):
+    lib.move_to('right', [0.30, -0.15, TABLE_Z + 0.08])
+    result = lib.home('right')
+    assert result.reached, result.reason
+    np.testing.assert_allclose(lib.joints('right').positions_rad,
+                               twin.station.home_positions_rad('right'), atol=0.02)
+
+
+def test_pose_joints_wait_and_the_observer(twin):
+    twin.reset()
+    seen = Frames()
+    lib = PrimitiveLibrary(twin.station, observer=seen)
+    pose = lib.pose('left')
+    assert pose.position_m[2] > TABLE_Z and 'ArmPose(left' in repr(pose)
+    assert len(lib.joints('right').positions_rad) == 6
+    waited = lib.wait(0.5)
+    assert waited == pytest.approx(0.5, abs=0.02)
+    with pytest.raises(ValueError, match='allowed'):
+        lib.wait(-1)
+    lib.image('head')
+    assert seen.frames == ['head'] and seen.states.count('left') >= 1
+
+
+def test_cameras_image_meta_and_back_projection(lib):
+    rgb = lib.image('head')
+    assert rgb.shape == (480, 640, 3) and rgb.dtype == np.uint8
+    meta = lib.camera_meta('head')
+    assert meta.width_px == 640 and 50 < meta.pitch_deg < 70
+    hit = lib.back_project('head', 320, 400)
+    assert hit.hit and hit.point_m[2] == pytest.approx(TABLE_Z)
+    miss = lib.back_project('head', 320, 0, z=2.0)
+    assert not miss.hit and 'misses' in miss.reason
+
+
+def test_privileged_segmenter_is_refused_by_default():
+    with pytest.raises(ValueError, match='allow_privileged'):
+        LibraryConfig(segmenter='oracle')
