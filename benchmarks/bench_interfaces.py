@@ -20,6 +20,7 @@ reference programs, or ``--program FILE`` for one task).
 from __future__ import annotations
 
 import argparse
+import ast
 from collections.abc import Callable, Sequence
 import inspect
 import math
@@ -31,7 +32,7 @@ import numpy as np
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeResult, EpisodeWorld, run_episode
 from pyrua_agent.llm import EndpointConfig
-from pyrua_agent.planners import CodeAgentPlanner, ScriptPlanner, TaskCard, ToolCallingPlanner
+from pyrua_agent.planners import CodeAgentPlanner, ReplayPlanner, TaskCard, ToolCallingPlanner
 from pyrua_agent.planners.percent import parse_percent, read_percent_file, ScriptCell
 from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn, tool_turn
 from pyrua_primitives.results import GripperResult, MoveResult
@@ -262,16 +263,27 @@ def run_interface(interface: str, world: EpisodeWorld, turns: list, model: str,
 
 def measure(task: str, cells: Sequence[ScriptCell], open_world: Callable[[], tuple],
             model: str) -> list[tuple[str, EpisodeResult]]:
-    """Run the program, then the code and tool interfaces on fresh worlds; return results."""
+    """
+    Run the program, then the code and tool interfaces on fresh worlds; return results.
+
+    Programs read the task's text from ``instruction``, as under the script planner; here
+    the first cell defines it, so the model-free run and the code interface run the same
+    cells with no extra LLM call.
+    """
     budgets = BudgetConfig(max_llm_calls=400, max_cells=400)
     world, close = open_world()
     try:
-        program = run_episode(world, ScriptPlanner(cells, source=task), budgets=budgets)
+        codes = [cell.code for cell in cells]
+        codes[0] = f'instruction = {world.card.instruction!r}\n{codes[0]}'
+        program = run_episode(world, ReplayPlanner.from_codes(codes, task), budgets=budgets)
         calls = plan_tool_calls(world, program)
     finally:
         close()
+    if program.end_reason != 'solved':
+        print(f'note: the reference program of {task} ended {program.end_reason} '
+              f'({program.end_detail}); the plan is priced as it ran')
     rows = []
-    for interface, turns in (('code', [code_turn(c.code) for c in cells[:program.cells]]),
+    for interface, turns in (('code', [code_turn(c) for c in codes[:program.cells]]),
                              ('tools', [tool_turn(n, a) for n, a in calls])):
         world, close = open_world()
         try:
@@ -279,9 +291,6 @@ def measure(task: str, cells: Sequence[ScriptCell], open_world: Callable[[], tup
         finally:
             close()
         rows.append((interface, result))
-    if program.end_reason != 'solved':
-        print(f'note: the reference program of {task} ended {program.end_reason}; the plan '
-              'is priced as it ran')
     return rows
 
 
@@ -300,13 +309,16 @@ def _twin(task: str, seed: int, layout: int) -> Callable[[], tuple]:
 
 
 def _program(task: str, path: Path | None, twin: bool) -> list[ScriptCell]:
+    """Return the program's cells that hold a statement (a comment-only cell costs a call)."""
     if path is not None:
-        return read_percent_file(path)
-    if not twin:
-        return parse_percent(TOY_PROGRAMS[task])
-    from pyrua_agent.cli import bundled_program
+        cells = read_percent_file(path)
+    elif not twin:
+        cells = parse_percent(TOY_PROGRAMS[task])
+    else:
+        from pyrua_agent.cli import bundled_program
 
-    return read_percent_file(bundled_program(task))
+        cells = read_percent_file(bundled_program(task))
+    return [cell for cell in cells if ast.parse(cell.code).body]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,7 +27,11 @@ setup(
         'pyrua_primitives',
         'pyrua_sim',
     ],
-    extras_require={'test': ['pytest>=8']},
+    extras_require={
+        # The optional Foxglove live view (pyrua run --foxglove).
+        'live': ['foxglove-sdk>=0.30,<0.31'],
+        'test': ['pytest>=8'],
+    },
     zip_safe=False,
     maintainer='PyRUA-Lean developers',
     maintainer_email='pyrua@example.org',

@@ -1,11 +1,12 @@
 """The episode loop with the script planner over plain host-side primitives (no robot)."""
 
+import pytest
+
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeWorld, run_episode
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
-import pytest
 
 
 class Counter:
@@ -25,12 +26,13 @@ class Counter:
         return self.count
 
     def world(self, **overrides):
-        kwargs = dict(
-            task='count', seed=0, layout=0,
-            card=TaskCard(task='count', instruction='count to target', robot_state=''),
-            primitives={'bump': self.bump, 'peek': self.peek}, acting=('bump',),
-            success=lambda: self.count >= self.target, score=lambda: min(1, self.count / 3),
-        )
+        kwargs = {
+            'task': 'count', 'seed': 0, 'layout': 0,
+            'card': TaskCard(task='count', instruction='count to target', robot_state=''),
+            'primitives': {'bump': self.bump, 'peek': self.peek}, 'acting': ('bump',),
+            'success': lambda: self.count >= self.target,
+            'score': lambda: min(1, self.count / 3),
+        }
         kwargs.update(overrides)
         return EpisodeWorld(**kwargs)
 
@@ -44,7 +46,7 @@ def test_script_episode_ends_solved_when_the_task_succeeds():
     result = run_episode(world.world(), _script('robo.bump()', 'robo.bump()', 'print("never")'))
     assert result.end_reason == 'solved'
     assert result.success is True and result.score == 1.0
-    assert result.cells == 3  # the card cell that defines `instruction`, then two
+    assert result.cells == 2
     record = result.to_dict()
     for key in ('task', 'seed', 'layout', 'planner', 'end_reason', 'success', 'score', 'cells',
                 'llm_calls', 'input_tokens', 'cached_input_tokens', 'output_tokens',
@@ -53,10 +55,10 @@ def test_script_episode_ends_solved_when_the_task_succeeds():
     assert record['llm_calls'] == 0
 
 
-def test_script_planner_defines_the_instruction_first():
+def test_script_that_reads_instruction_gets_it_from_a_card_cell():
     world = Counter(target=99)
     result = run_episode(world.world(), _script('print(instruction.upper())'))
-    assert result.cell_results[1].output == 'COUNT TO TARGET\n'
+    assert result.cells == 2 and result.cell_results[1].output == 'COUNT TO TARGET\n'
 
 
 def test_script_that_runs_out_of_cells_gives_up_with_partial_score():
@@ -72,7 +74,7 @@ def test_cell_budget_ends_the_episode():
     result = run_episode(world.world(), _script(*['robo.bump()'] * 5),
                          budgets=BudgetConfig(max_cells=3))
     assert result.end_reason == 'cell_budget'
-    assert result.cells == 3 and world.count == 2  # card cell + two bumps
+    assert result.cells == 3 and world.count == 3
     assert '3 cells run vs budget 3' in result.end_detail
 
 
@@ -80,8 +82,8 @@ def test_success_guard_stops_the_cell_before_the_next_acting_call():
     world = Counter(target=1)
     result = run_episode(world.world(), _script('robo.bump(); robo.bump(); print("af" + "ter")'))
     assert world.count == 1
-    assert result.cell_results[1].stopped_reason == 'task_complete'
-    assert 'after' not in result.cell_results[1].output
+    assert result.cell_results[0].stopped_reason == 'task_complete'
+    assert 'after' not in result.cell_results[0].output
     assert result.end_reason == 'solved'
 
 

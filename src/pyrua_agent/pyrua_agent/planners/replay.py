@@ -9,8 +9,8 @@ in order:
   tool-calling baseline, replayed as its one-call cell (without the pictures, which only a
   model would read); a ``python`` tool call replays its ``code``.
 
-Records of any other kind (model calls, results, notes) are skipped. It shares the script
-planner's loop: one cell per step, then ``Finish``.
+Records of any other kind (model calls, results, notes) are skipped. Like every planner it
+runs through the episode loop: one cell per step, then ``Finish``.
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .base import Cell, Finish, TaskCard
 from .percent import ScriptCell
-from .script import ScriptPlanner
 from .tool_calling import call_code
+from ..accounting import Ledger
+from ..budgets import Budgets
 from ..llm import PYTHON_TOOL_NAME
+from ..runtime import CellResult
 
 REPLAYED_KINDS = ('cell', 'tool_call')
 
@@ -90,15 +93,26 @@ def read_transcript(path: str | Path) -> list[ScriptCell]:
     return cells
 
 
-class ReplayPlanner(ScriptPlanner):
+class ReplayPlanner:
     """
-    Replay recorded cells one per step, then finish; no LLM calls.
+    Replay recorded cells one per step, exactly as recorded, then finish; no LLM calls.
+
+    Unlike the script planner it adds no ``instruction`` cell: a recorded episode already
+    holds every cell it ran.
 
     :param cells: the cells to replay.
     :param source: where they came from.
     """
 
     name = 'replay'
+
+    def __init__(self, cells: Sequence[ScriptCell], source: str = '<cells>') -> None:
+        if not cells:
+            raise ValueError(f'replay {source!r} has no cells; give at least one')
+        self.cells = tuple(cells)
+        self.source = source
+        self.ledger = Ledger()
+        self._next = 0
 
     @classmethod
     def from_codes(cls, codes: Sequence[str], source: str = '<codes>') -> ReplayPlanner:
@@ -113,3 +127,21 @@ class ReplayPlanner(ScriptPlanner):
 
     def __repr__(self) -> str:
         return f'ReplayPlanner({self.source!r}, cell {self._next}/{len(self.cells)})'
+
+    def begin(self, card: TaskCard, budgets: Budgets) -> None:
+        """Start from the first recorded cell."""
+        self._next = 0
+
+    def next_step(self) -> Cell | Finish:
+        """Return the next recorded cell, or ``Finish`` after the last one."""
+        if self._next >= len(self.cells):
+            return Finish(f'replay of {self.source} finished after {len(self.cells)} cells')
+        cell = self.cells[self._next]
+        self._next += 1
+        return Cell(code=cell.code, label=cell.title)
+
+    def observe(self, result: CellResult) -> None:
+        """Nothing to learn: the recording is fixed."""
+
+    def close(self) -> None:
+        """Nothing to release."""

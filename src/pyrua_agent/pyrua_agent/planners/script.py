@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,7 +19,8 @@ class ScriptPlanner:
 
     It makes no LLM calls, so its ledger stays empty; it keeps going after a failed cell,
     as a careful program checks results itself. What a model reads on its task card, a
-    script gets as a first cell that defines ``instruction`` (the task's text).
+    script that reads the name ``instruction`` gets from a first cell, labelled 'task card',
+    that defines it (the task's text); other scripts run exactly their own cells.
 
     :param cells: the cells to run.
     :param source: where they came from (for reprs and transcripts).
@@ -46,7 +48,9 @@ class ScriptPlanner:
     def begin(self, card: TaskCard, budgets: Budgets) -> None:
         """Start from the first cell, after one that defines ``instruction``."""
         self._next = 0
-        self._card_cell = Cell(code=f'instruction = {card.instruction!r}', label='task card')
+        if _reads_instruction(self.cells):
+            self._card_cell = Cell(code=f'instruction = {card.instruction!r}',
+                                   label='task card')
 
     def next_step(self) -> Cell | Finish:
         """Return the next script cell, or ``Finish`` after the last one."""
@@ -64,3 +68,17 @@ class ScriptPlanner:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _reads_instruction(cells: Sequence[ScriptCell]) -> bool:
+    """Return True when some cell loads the name ``instruction``."""
+    for cell in cells:
+        try:
+            tree = ast.parse(cell.code)
+        except SyntaxError:
+            continue  # the runtime reports it when the cell runs
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == 'instruction' \
+                    and isinstance(node.ctx, ast.Load):
+                return True
+    return False

@@ -156,7 +156,9 @@ class BagPrimitives:
         """Log the recorded calls of cell ``index`` the replay did not make."""
         with self._lock:
             missing = self._calls.get(index, [])[self._position:]
-            if index == self._cell and missing:
+            logged = any(d.cell == index and d.call == self._position + 1
+                         for d in self.divergences)
+            if index == self._cell and missing and not logged:
                 self._diverged = True
                 self.divergences.append(CallDivergence(
                     cell=index, call=self._position + 1, called='',
@@ -207,13 +209,27 @@ class BagPrimitives:
                                   f'{frame.camera} frame of cell {frame.cell} '
                                   f'(t={frame.stamp_s:.3f} s) instead')
                     return frame.rgb.copy()
-            self._diverge(number, called, recorded, 'raised ReplayDivergence')
-        where = recorded.text if recorded is not None else (
-            f'no call (the recorded cell made {len(expected)} calls)')
+            detail = (self._difference(name, arguments, recorded) if recorded is not None
+                      else f'the recorded cell made {len(expected)} calls')
+            self._diverge(number, called, recorded, f'raised ReplayDivergence: {detail}')
+            where = (f'{recorded.text} ({detail})' if recorded is not None
+                     else f'no call ({detail})')
         raise ReplayDivergence(
             f'{called} is call {number} of cell {self._cell} vs {where} in the recording; '
             'a replay returns only recorded results, so run this on the twin or a station '
             'to see what it does')
+
+    def _difference(self, name: str, arguments: Mapping[str, Any],
+                    recorded: _RecordedCall) -> str:
+        """Say how a call differs from the recorded one: the primitive or one argument."""
+        if recorded.name != name:
+            return f'another primitive: {recorded.name} vs {name}'
+        ours = self._normalized(name, arguments)
+        theirs = self._normalized(name, recorded.kwargs)
+        for key in sorted(set(ours) | set(theirs)):
+            if ours.get(key) != theirs.get(key):
+                return f'{key}={ours.get(key)!r:.80} vs recorded {theirs.get(key)!r:.80}'
+        return 'same arguments'
 
     def _normalized(self, name: str, arguments: Mapping[str, Any]) -> Any:
         signature = self._signatures[name]

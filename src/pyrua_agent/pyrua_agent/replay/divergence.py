@@ -1,5 +1,5 @@
 """
-The divergence report of a replay: per cell, did the output equal the recorded output?
+The divergence report of a replay: per cell, whether the output equals the recorded one.
 
 A cell is ``same`` when its code and output equal the recording's exactly, ``changed``
 when its output differs (the first differing line is kept), ``extra`` when the recording

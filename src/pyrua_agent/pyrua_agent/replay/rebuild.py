@@ -10,8 +10,8 @@ repr. ``rebuild_result`` checks that: a repr that differs is reported, never hid
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 import builtins
+from collections.abc import Callable, Mapping
 import dataclasses
 import math
 import types

@@ -114,6 +114,7 @@ def goal_fields(primitive: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         fields = {'arm': str(args.pop('arm')), 'xyz': _xyz(args.pop('xyz')),
                   'heading': _nan_if_none(args.pop('heading', None)),
                   'descend': bool(args.pop('descend', False)),
+                  'max_tilt': float(args.pop('max_tilt', 0.0)),
                   'path': str(args.pop('path', 'line'))}
     elif spec.action == 'Gripper':
         action = 'open' if primitive == 'open_gripper' else 'close'
@@ -143,7 +144,7 @@ def call_from_goal(action: str, goal: Any) -> tuple[str, dict[str, Any]]:
     if action == 'MoveTo':
         return 'move_to', {'arm': str(goal.arm), 'xyz': tuple(float(v) for v in goal.xyz),
                            'heading': _none_if_nan(goal.heading), 'descend': bool(goal.descend),
-                           'path': str(goal.path) or 'line'}
+                           'max_tilt': float(goal.max_tilt), 'path': str(goal.path) or 'line'}
     if action == 'Gripper':
         if goal.action == 'open':
             return 'open_gripper', {'arm': str(goal.arm), 'width': _none_if_nan(goal.width)}

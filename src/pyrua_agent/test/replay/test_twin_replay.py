@@ -1,0 +1,66 @@
+"""Record a twin episode and replay it against its bag: identical outputs, then one change."""
+
+import pytest
+
+from pyrua_agent.planners.percent import parse_percent
+from pyrua_agent.planners.script import ScriptPlanner
+from pyrua_agent.recording import Recorder, run_recorded_episode
+from pyrua_agent.replay import replay_episode, write_script
+from pyrua_agent.world import open_twin_world
+
+# No camera images: the twin renders only on the thread that created its GL context, and
+# primitives run on goal threads (see the report of this suite's replay work).
+PROGRAM = """
+# %% state
+p = robo.pose('left')
+print(p)
+print(robo.joints('right'))
+print(robo.camera_meta('head'))
+print(robo.back_project('head', 320, 240))
+# %% move
+m = robo.move_to('left', [p.position_m[0] + 0.05, p.position_m[1] + 0.05, 0.9])
+print(m)
+print(m.final_m, m.error_m)
+print(robo.open_gripper('left'))
+print(robo.close_gripper('left'))
+print(robo.wait(0.2))
+# %% home
+print(robo.home('left'))
+print(robo.pose('left'))
+# %% misuse
+robo.move_to('lft', [0.0, 0.0, 1.0])
+"""
+
+
+@pytest.fixture(scope='module')
+def twin_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp('twin') / 'episode'
+    recorder = Recorder(run_dir)
+    world, twin = open_twin_world('pick_place', 0, 0, observer=recorder)
+    try:
+        result = run_recorded_episode(world, ScriptPlanner(parse_percent(PROGRAM)), recorder,
+                                      config={'task': 'pick_place', 'seed': 0, 'layout': 0})
+    finally:
+        twin.close()
+    return run_dir, result
+
+
+@pytest.mark.slow
+def test_twin_episode_replays_with_identical_cell_outputs(twin_run):
+    run_dir, recorded = twin_run
+    assert recorded.cells == 5 and recorded.cell_results[4].error == 'ValueError'
+    outcome = replay_episode(run_dir)
+    assert outcome.report.identical, outcome.report.text()
+    assert [r.output for r in outcome.result.cell_results] == [
+        r.output for r in recorded.cell_results]
+    assert outcome.result.end_reason == recorded.end_reason
+
+
+@pytest.mark.slow
+def test_twin_replay_with_a_changed_move_diverges_at_that_cell(twin_run, tmp_path):
+    run_dir, recorded = twin_run
+    script = write_script(run_dir, tmp_path / 'cells.py')
+    script.write_text(script.read_text().replace('p.position_m[1] + 0.05', 'p.position_m[1]'))
+    report = replay_episode(run_dir, script=script).report
+    assert [c.status for c in report.cells] == ['same', 'same', 'changed', 'same', 'same']
+    assert report.calls[0].cell == 3 and 'xyz=' in report.calls[0].action
