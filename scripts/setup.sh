@@ -3,7 +3,7 @@
 # a virtual environment in .venv and the packages installed from src/ in editable mode.
 #
 #   bash scripts/setup.sh           # what the demo episode needs
-#   bash scripts/setup.sh --test    # plus the test and lint tools
+#   bash scripts/setup.sh --test    # plus the test and lint tools and the sam3 extra
 #
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
@@ -69,6 +69,9 @@ say "installing pyrua_primitives, pyrua_sim, pyrua_agent (editable)"
   -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${extra}" -e "src/pyrua_agent${extra}"
 if [ "$with_test" = 1 ]; then
   "${pip[@]}" -r requirements/test.txt
+  # The optional sam3 segmenter's tests (marker `torch`) need torch and transformers.
+  say "installing the sam3 extra (torch CPU build, transformers) for the torch tests"
+  "${pip[@]}" --use-pep517 -e "src/pyrua_primitives[sam3]"
 fi
 
 # --- check rendering -------------------------------------------------------------------

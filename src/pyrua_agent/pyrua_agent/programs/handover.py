@@ -2,64 +2,81 @@
 # arm reaches the bowl, so the left arm sets the block down in the middle, where both reach,
 # and the right arm picks it up there and drops it in the bowl.
 
-# %% Read the task, define helpers, find both objects
+# %% Read the task and define helpers
 import re
 
 block_name, bowl_name = re.search(r'the (\w+ block) in the (\w+ bowl)', instruction).groups()
-TABLE_Z = 0.765
-HOVER_Z = TABLE_Z + 0.08
 MIDDLE = (0.0, -0.29)  # about 0.34 m from both arm bases
-block = robo.locate(block_name)
-bowl = robo.locate(bowl_name)
-print(block)
-print(bowl)
+TABLE_Z = 0.765
+HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
+BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
 
 
-def measure(name, arm, rough):
-    """Hover the arm over (then 5 cm beyond) a rough position and look with head + wrist."""
+def dist(arm, xy):
+    return math.hypot(xy[0] - BASES[arm][0], xy[1] - BASES[arm][1])
+
+
+def measure(name, arm, rough=None):
+    """Look from above the rough position (else 5 cm aside) with the head and that wrist."""
+    rough = robo.locate(name) if rough is None else rough
+    if not rough.found:
+        return rough
     x, y, _ = rough.position_m
-    for dy in (0.0, 0.05):
-        print(robo.move_to(arm, [x, y + dy, HOVER_Z]))
+    for dx, dy in ((0, 0), (0, 0.05), (0.05, 0), (-0.05, 0)):
+        if not robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
+            continue
         fine = robo.locate(name, cameras=['head', f'{arm}_wrist'])
-        print(fine)
         if fine.found and math.isfinite(fine.height_m):
+            print(fine)
             return fine
+    print('no wrist measurement; using', rough)
     return rough
 
 
-def grasp(name, arm, obj):
-    """Grasp a block, retrying with a fresh look; return whether it is held."""
+def grasp(name, arm, obj, width=None):
+    """Grasp a block across its sides, check the grasp width, retry with a fresh look."""
     for attempt in range(3):
         x, y, z = obj.position_m
-        z = z if math.isfinite(z) else TABLE_Z + 0.02
-        print(robo.open_gripper(arm))
+        z = max(z, TABLE_Z + 0.02) if math.isfinite(z) else TABLE_Z + 0.02
+        robo.open_gripper(arm, width)
         print(robo.move_to(arm, [x, y, HOVER_Z], heading=obj.heading_rad))
         print(robo.move_to(arm, [x, y, z + 0.005], heading=obj.heading_rad, descend=True))
         grip = robo.close_gripper(arm)
         print(grip)
+        ok = grip.held and 0.03 < grip.width_m < 0.05  # a 40 mm block held across two sides
+        if grip.held and not ok:
+            robo.open_gripper(arm, width)
         print(robo.move_to(arm, [x, y, HOVER_Z]))
-        if grip.held:
+        if ok:
             return True
         robo.show(f'{arm}_wrist', note=f'grasp {attempt + 1} missed; looking again')
-        obj = measure(name, arm, robo.locate(name))
+        again = measure(name, arm)
+        obj = again if again.found else obj
     return False
 
 
-# %% Left arm: pick the block up and set it down in the middle
-assert block.found and bowl.found, (block.reason, bowl.reason)
+def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
+    """Set the held block down with its centre at (xy, z_centre), let go and rise."""
+    print(robo.move_to(arm, [*xy, HOVER_Z]))
+    print(robo.move_to(arm, [*xy, z_centre + 0.007], descend=True))
+    print(robo.open_gripper(arm))
+    print(robo.move_to(arm, [*xy, HOVER_Z]))
+
+
+# %% Left arm: measure the block, pick it up and set it down in the middle
 print(robo.home('right'))
-block = measure(block_name, 'left', block)
+block = measure(block_name, 'left')
+assert block.found, block.reason
 assert grasp(block_name, 'left', block), 'left arm could not pick the block up'
-print(robo.move_to('left', [*MIDDLE, HOVER_Z]))
-print(robo.move_to('left', [*MIDDLE, TABLE_Z + 0.027], descend=True))
-print(robo.open_gripper('left'))
-print(robo.move_to('left', [*MIDDLE, HOVER_Z]))
+put_down('left', MIDDLE)
 print(robo.home('left'))
 
-# %% Right arm: pick it up in the middle, carry it over the bowl and release it
-middle = robo.locate(block_name)
-print(middle)
-middle = measure(block_name, 'right', middle)
+# %% Right arm: measure the bowl, pick the block up in the middle, drop it in the bowl
+bowl = measure(bowl_name, 'right')
+print(bowl)
+assert bowl.found, bowl.reason
+middle = measure(block_name, 'right')
+assert middle.found, middle.reason
 assert grasp(block_name, 'right', middle), 'right arm could not pick the block up'
 bx, by, _ = bowl.position_m
 print(robo.move_to('right', [bx, by, HOVER_Z]))

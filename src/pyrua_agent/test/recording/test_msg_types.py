@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from pyrua_agent.recording.convert import dataclass_message, typed_message
-from pyrua_agent.recording.msg_types import action_sections, find_msgs_dir, load_project_types
+from pyrua_agent.recording.msg_types import find_msgs_dir, load_project_types
+from pyrua_primitives.conversions.interfaces import split_sections
 from pyrua_primitives.perception.locate import LocateResult
 from pyrua_primitives.results import GripperResult, MoveResult
 
@@ -43,10 +44,10 @@ def test_action_file_splits_into_goal_result_feedback_with_package_relative_type
 
 
 def test_action_without_two_separators_is_refused_naming_the_file(tmp_path):
-    with pytest.raises(ValueError, match='Probe.action has 1 "---" separators vs 2'):
+    with pytest.raises(ValueError, match='Probe.action has 2 sections vs 3'):
         load_project_types(_package(tmp_path / 'p', action='string a\n---\nstring b\n'))
-    with pytest.raises(ValueError, match='vs 2'):
-        action_sections('string a\n')
+    with pytest.raises(ValueError, match='vs 3'):
+        split_sections('string a\n', 'action')
 
 
 def test_msgs_dir_comes_from_the_environment_first(tmp_path, monkeypatch):

@@ -131,7 +131,8 @@ class ToyStation:
 
 
 CELLS = (
-    "block = robo.locate('red block')\nprint(block)\nrobo.show('head', 'the block')",
+    "print(instruction)\nblock = robo.locate('red block')\nprint(block)\n"
+    "robo.show('head', 'the block')",
     "print(robo.joints('left'))\nr = robo.move_to('left', [0.1, 0.0, 0.9], heading=0.2)\n"
     'print(r)\nprint(r.final_m[2], r.duration_s)',
     "print(robo.move_to('left', (0.1, 0.0, 0.5)))\nprint(robo.locate('blue bowl'))",
@@ -143,7 +144,7 @@ CELLS = (
 
 
 def record_toy(run_dir, cells=CELLS, target=99, config=None):
-    """Record one toy episode of ``cells`` (after the script planner's card cell)."""
+    """Record one toy episode of ``cells`` (after a card cell when one reads ``instruction``)."""
     recorder = Recorder(run_dir)
     station = ToyStation(recorder, target=target)
     world = station.world()

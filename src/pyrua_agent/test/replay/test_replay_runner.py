@@ -86,12 +86,12 @@ def test_success_guard_stop_and_solved_end_replay_as_recorded(toy_replay, tmp_pa
              "print('not reached')")
     recorded, station = toy_replay.record(tmp_path / 'episode', cells=cells, target=2)
     assert recorded.end_reason == 'solved'
-    assert recorded.cell_results[2].stopped_reason == 'task_complete'
+    assert recorded.cell_results[-1].stopped_reason == 'task_complete'
     outcome = _replay(tmp_path / 'episode', toy_replay.Station(None).primitives())
     assert outcome.report.identical, outcome.report.text()
     assert outcome.result.end_reason == 'solved' and outcome.result.success
     assert outcome.result.score == 1.0
-    assert outcome.result.cell_results[2].stopped_reason == 'task_complete'
+    assert outcome.result.cell_results[-1].stopped_reason == 'task_complete'
 
 
 def test_bag_of_a_killed_writer_is_repaired_and_replayed(toy_run, tmp_path):

@@ -1,5 +1,6 @@
 """Record a twin episode and replay it against its bag: identical outputs, then one change."""
 
+import numpy as np
 import pytest
 
 from pyrua_agent.planners.percent import parse_percent
@@ -8,10 +9,13 @@ from pyrua_agent.recording import Recorder, run_recorded_episode
 from pyrua_agent.replay import replay_episode, write_script
 from pyrua_agent.world import open_twin_world
 
-# No camera images: the twin renders only on the thread that created its GL context, and
-# primitives run on goal threads (see the report of this suite's replay work).
 PROGRAM = """
 # %% state
+print(instruction)
+robo.show('head', 'the table')
+block = robo.locate('blue block')
+print(block)
+print(robo.image('left_wrist').shape)
 p = robo.pose('left')
 print(p)
 print(robo.joints('right'))
@@ -54,6 +58,8 @@ def test_twin_episode_replays_with_identical_cell_outputs(twin_run):
     assert [r.output for r in outcome.result.cell_results] == [
         r.output for r in recorded.cell_results]
     assert outcome.result.end_reason == recorded.end_reason
+    shown = outcome.result.cell_results[1].images[0].pixels
+    np.testing.assert_array_equal(shown, recorded.cell_results[1].images[0].pixels)
 
 
 @pytest.mark.slow

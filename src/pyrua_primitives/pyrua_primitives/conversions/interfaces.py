@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+import re
 from typing import Any
 
 from .fields import MessageFactory
@@ -19,32 +20,41 @@ from .fields import MessageFactory
 PACKAGE = 'pyrua_msgs'
 PARTS = {'msg': ('',), 'srv': ('_Request', '_Response'),
          'action': ('_Goal', '_Result', '_Feedback')}
+_FIELD_TYPE = re.compile(r'^(\s*)([A-Z][A-Za-z0-9]*)(\[[^\]]*\])?(\s+.*)$')
 
 
 def interface_dir() -> Path:
     """
     Return the directory holding ``pyrua_msgs``' msg/, srv/ and action/ folders.
 
-    Looks in the source tree next to this package, then in ``share/pyrua_msgs`` of every
-    prefix on ``AMENT_PREFIX_PATH`` (a colcon install).
+    Looks, in order, at the environment variable ``PYRUA_MSGS_DIR``, ``share/pyrua_msgs`` of
+    every prefix on ``AMENT_PREFIX_PATH`` (a colcon install), then the source tree next to
+    this package (an editable install). A directory counts when it holds at least one
+    interface file.
 
     :raises FileNotFoundError: naming the places searched.
     """
-    candidates = [Path(__file__).resolve().parents[3] / PACKAGE]
+    candidates = []
+    if os.environ.get('PYRUA_MSGS_DIR'):
+        candidates.append(Path(os.environ['PYRUA_MSGS_DIR']))
     for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
         if prefix:
             candidates.append(Path(prefix) / 'share' / PACKAGE)
+    candidates.append(Path(__file__).resolve().parents[3] / PACKAGE)
     for path in candidates:
-        if (path / 'action').is_dir():
+        if any((path / kind).glob(f'*.{kind}') for kind in PARTS if (path / kind).is_dir()):
             return path
     raise FileNotFoundError(f'no {PACKAGE} interface files in {[str(c) for c in candidates]}; '
                             'run from the source tree or source a colcon install')
 
 
-def split_sections(text: str, kind: str) -> list[str]:
+def split_sections(text: str, kind: str, source: str = '<interface>') -> list[str]:
     """
     Split an interface file into its sections at lines that are exactly ``---``.
 
+    :param text: the file's text.
+    :param kind: ``'msg'``, ``'srv'`` or ``'action'``.
+    :param source: the file, named in the error.
     :raises ValueError: when the number of sections does not match ``kind``.
     """
     sections, current = [], []
@@ -56,8 +66,8 @@ def split_sections(text: str, kind: str) -> list[str]:
             current.append(line)
     sections.append('\n'.join(current) + '\n')
     if len(sections) != len(PARTS[kind]):
-        raise ValueError(f'{kind} file has {len(sections)} sections vs {len(PARTS[kind])}; '
-                         "separate them with lines '---'")
+        raise ValueError(f'{kind} file {source} has {len(sections)} sections vs '
+                         f"{len(PARTS[kind])}; separate them with lines '---'")
     return sections
 
 
@@ -68,13 +78,26 @@ def interface_definitions(root: Path | None = None) -> dict[str, str]:
     :param root: the ``pyrua_msgs`` directory (default: ``interface_dir()``).
     """
     root = interface_dir() if root is None else Path(root)
+    local = {path.stem for path in (root / 'msg').glob('*.msg')}
     out: dict[str, str] = {}
     for kind, suffixes in PARTS.items():
         for path in sorted((root / kind).glob(f'*.{kind}')):
-            for suffix, text in zip(suffixes, split_sections(path.read_text(), kind),
-                                    strict=True):
-                out[f'{PACKAGE}/{kind}/{path.stem}{suffix}'] = text
+            sections = split_sections(path.read_text(), kind, path.name)
+            for suffix, text in zip(suffixes, sections, strict=True):
+                out[f'{PACKAGE}/{kind}/{path.stem}{suffix}'] = _qualify(text, local)
     return out
+
+
+def _qualify(text: str, local: set[str]) -> str:
+    """Prefix same-package message names with the package, as rosidl resolves them."""
+    lines = []
+    for line in text.splitlines():
+        match = _FIELD_TYPE.match(line)
+        if match and match.group(2) in local:
+            indent, name, array, rest = match.groups()
+            line = f'{indent}{PACKAGE}/{name}{array or ""}{rest}'
+        lines.append(line)
+    return '\n'.join(lines) + '\n'
 
 
 def register_interfaces(typestore, root: Path | None = None) -> tuple[str, ...]:
