@@ -154,3 +154,14 @@ def test_cameras_image_meta_and_back_projection(lib):
 def test_privileged_segmenter_is_refused_by_default():
     with pytest.raises(ValueError, match='allow_privileged'):
         LibraryConfig(segmenter='oracle')
+
+
+def test_flat_marker_is_measured_on_the_table_from_the_wrist_that_sees_it_best():
+    with load_twin('place_on_marker', 0, 5) as marker_twin:
+        lib = PrimitiveLibrary(marker_twin.station)
+        truth = marker_twin.evaluator.object_poses()['obj/yellow_marker'][:3]
+        assert lib.move_to('left', [truth[0], truth[1] + 0.06, TABLE_Z + 0.08]).reached
+        result = lib.locate('yellow marker')
+        assert result.found and result.height_source == 'flat'
+        assert 'left_wrist' in result.cameras
+        assert np.linalg.norm(np.subtract(result.position_m[:2], truth[:2])) < 0.003

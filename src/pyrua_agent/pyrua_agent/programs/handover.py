@@ -19,8 +19,14 @@ def dist(arm, xy):
 def measure(name, arm, rough=None):
     """Look from above the rough position (else 5 cm aside) with the head and that wrist."""
     rough = robo.locate(name) if rough is None else rough
-    if not rough.found:
-        return rough
+    if not rough.found:  # maybe hidden by an arm, or too far out for the head alone
+        print(rough, '; moving the arm home and looking again')
+        robo.home(arm)
+        rough = robo.locate(name)
+        if not rough.found:
+            rough = robo.locate(name, cameras=[f'{arm}_wrist'])
+        if not rough.found:
+            return rough
     x, y, _ = rough.position_m
     for dx, dy in ((0, 0), (0, 0.05), (0.05, 0), (-0.05, 0)):
         if not robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:

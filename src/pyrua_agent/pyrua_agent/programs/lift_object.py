@@ -52,7 +52,8 @@ def grasp(name, arm, tries=3):
             robo.home(arm)  # the arm may hide the object from the head camera
             continue
         x, y, z = est.position_m
-        z = TABLE_Z + 0.02 if math.isnan(z) else z
+        if math.isnan(z) or est.height_m < 0.035:  # partly seen: a 4 cm cube on the table
+            z = TABLE_Z + 0.02
         robo.open_gripper(arm)
         print(robo.move_to(arm, [x, y, HOVER_Z], heading=est.heading_rad))
         print(robo.move_to(arm, [x, y, max(z + 0.005, 0.789)], heading=est.heading_rad,
@@ -82,7 +83,7 @@ bx, by = BASES[arm]
 for pull in (0.0, 0.03, 0.06, 0.09):  # if needed, lift a little nearer the arm's base
     d = math.hypot(x - bx, y - by)
     k = max(d - pull, 0.15) / d
-    up = robo.move_to(arm, [bx + (x - bx) * k, by + (y - by) * k, z + 0.115], max_tilt=0.6)
+    up = robo.move_to(arm, [bx + (x - bx) * k, by + (y - by) * k, TABLE_Z + 0.15], max_tilt=0.6)
     print(up)
     if up.reached:
         break
@@ -91,4 +92,6 @@ for pull in (0.0, 0.03, 0.06, 0.09):  # if needed, lift a little nearer the arm'
 grip = robo.pose(arm)
 print(grip)
 print(f'block raised about {(grip.position_m[2] - 0.005 - z) * 1000:.0f} mm')
+if grip.position_m[2] < TABLE_Z + 0.13:
+    print(robo.move_to(arm, [*grip.position_m[:2], TABLE_Z + 0.16], max_tilt=0.8))
 robo.show(f'{arm}_wrist', note='holding the block up')

@@ -101,8 +101,9 @@ class BagPrimitives:
     """
     Primitives answering from one recorded episode, cell by cell.
 
-    The replay runner calls ``start_cell(k)`` before cell ``k`` runs and ``end_cell(k)``
-    after it; ``primitives()`` are the callables for ``EpisodeWorld.primitives``.
+    Calls are matched against recorded cell 1 first; the replay runner calls
+    ``end_cell(k)`` after cell ``k`` (``start_cell(k)`` moves to cell ``k`` directly).
+    ``primitives()`` are the callables for ``EpisodeWorld.primitives``.
 
     :param recording: the episode bag read back (``read_bag``).
     :param prototypes: name -> the original primitive (signature, docstring, return

@@ -68,5 +68,7 @@ def test_twin_replay_with_a_changed_move_diverges_at_that_cell(twin_run, tmp_pat
     script = write_script(run_dir, tmp_path / 'cells.py')
     script.write_text(script.read_text().replace('p.position_m[1] + 0.05', 'p.position_m[1]'))
     report = replay_episode(run_dir, script=script).report
-    assert [c.status for c in report.cells] == ['same', 'same', 'changed', 'same', 'same']
+    assert [c.status for c in report.cells] == ['same', 'same', 'changed', 'same', 'same'], \
+        report.text()
+    assert report.calls, report.text()
     assert report.calls[0].cell == 3 and 'xyz=' in report.calls[0].action

@@ -1,10 +1,13 @@
 """
 ``locate``: find one queried object in camera frames and measure it from masks.
 
-RGB only by default. The primary camera (``head`` when given) must see the object: its
-mask bounds the footprint on the table plane. Every other frame whose mask overlaps that
-bound joins a visual hull that settles the height (see ``footprint``). Frames with depth
-use the depth pixels under the mask instead. Nothing here reads ground truth.
+RGB only by default. The primary camera is ``head`` when it sees the object, else the
+first other frame that does: its mask bounds the footprint on the table plane. Every other
+frame whose mask overlaps that bound joins a visual hull that settles the height (see
+``footprint``). Frames with depth use the depth pixels under the mask instead. Flat things
+(a marker, a zone: at most ``FLAT_M`` high) have no height to measure: their mask on the
+table plane is their footprint from any view, so the view that sees most of them is used
+and the height is reported as ``'flat'``. Nothing here reads ground truth.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ MIN_OVERLAP = 5
 """Probe points (on primary rays through the mask) another mask must cover to join."""
 MIN_PAIR_IOU = 0.8
 """Worst-view IoU of the best two-view hull below which another mask is not the object."""
+FLAT_M = 0.005
+"""Nouns at most this high are flat: measured on the table plane, height taken as nominal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +43,8 @@ class LocateResult:
     height was not measured. ``size_m`` is the footprint (w, d); with a single view and no
     depth it is an upper bound (the mask on the table plane). ``heading_rad`` is the yaw
     of the side of length w (see ``footprint.fit_footprint``). ``height_source`` is
-    ``'depth'``, ``'rgb_hull'`` (two or more views) or ``'none'`` (height_m is NaN).
+    ``'depth'``, ``'rgb_hull'`` (two or more views), ``'flat'`` (a flat noun measured on
+    the table plane; height_m is its nominal thickness) or ``'none'`` (height_m is NaN).
     A button's cap is fitted above its base, 30 mm up (``query.NOUNS``).
     """
 
@@ -137,9 +143,22 @@ def _overlapping(frame: CameraFrame, detections: list[Detection], probe: np.ndar
     return best
 
 
+def _measure_flat(frame: CameraFrame, det: Detection, table_z_m: float,
+                  shape: NounShape) -> _Candidate | None:
+    """Measure a flat object on the plane of its top surface (no height to find)."""
+    top_z = table_z_m + shape.height_m
+    est = hull_estimate([(frame.model, det.mask)], top_z, shape.outline)
+    if est is None:
+        return None
+    est = replace(est, height_m=shape.height_m)
+    return _Candidate(est, (frame.camera,), (det.pixels,), 'flat', top_z)
+
+
 def _measure(primary: tuple[CameraFrame, Detection], others: list[tuple[CameraFrame, Detection]],
              table_z_m: float, shape: NounShape) -> _Candidate | None:
     frame, det = primary
+    if shape.height_m <= FLAT_M:
+        return _measure_flat(frame, det, table_z_m, shape)
     bottom_z = table_z_m + shape.base_m
     bound = hull_estimate([(frame.model, det.mask)], bottom_z, shape.outline)
     if bound is None:
@@ -212,11 +231,15 @@ def locate(
         return _not_found(query, str(exc))
     names = ', '.join(f.camera for f in ordered)
     looked = f'{len(ordered)} camera{"s" if len(ordered) > 1 else ""} looked'
-    primary_frame, primary_dets = found[0]
-    if not primary_dets:
-        seen = [f.camera for f, dets in found if dets]
-        also = f'; seen only by {", ".join(seen)}: move so the head camera sees it' if seen else ''
-        return _not_found(query, f'no {parsed.phrase!r} in {names} ({looked}){also}')
+    seeing = [k for k, (_, dets) in enumerate(found) if dets]
+    if not seeing:
+        return _not_found(query, f'no {parsed.phrase!r} in {names} ({looked})')
+    first = seeing[0]
+    if parsed.shape.height_m <= FLAT_M:
+        # The sharpest view of a flat thing is the one that sees most of it.
+        first = max(seeing, key=lambda k: max(d.pixels for d in found[k][1]))
+    primary_frame, primary_dets = found[first]
+    found = [found[first]] + found[:first] + found[first + 1:]
     candidates, misfits = [], []
     for det in primary_dets:
         cand = _measure((primary_frame, det), found[1:], table_z_m, parsed.shape)

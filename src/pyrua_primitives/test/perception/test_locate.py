@@ -103,12 +103,14 @@ def test_locate_reports_an_object_no_camera_sees(block_scene, color):
     assert result.reason == "no 'orange block' in head, right_wrist (2 cameras looked)"
 
 
-def test_locate_says_which_camera_alone_sees_the_object(block_scene, pair_scene, color):
+def test_locate_measures_from_the_wrist_when_the_head_does_not_see_the_object(
+        block_scene, pair_scene, color):
     head_without_block = pair_scene[0]
     frames = [CameraFrame('head', np.full_like(head_without_block.rgb, 180),
                           head_without_block.model, 0.0), block_scene[0][1]]
     result = locate(frames, 'red block', color, 0.765)
-    assert not result.found and 'seen only by right_wrist' in result.reason
+    assert result.found and result.cameras == ('right_wrist',)
+    assert result.height_source == 'none' and math.isnan(result.height_m)
 
 
 def test_locate_refuses_to_pick_one_of_several_matches(pair_scene, color):
