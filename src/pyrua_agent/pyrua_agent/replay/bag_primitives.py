@@ -250,22 +250,23 @@ class BagPrimitives:
 
     def _answer(self, name: str, recorded: _RecordedCall) -> Any:
         result = recorded.result
+        problem = ''
         if result is None:
-            self._diverged = True
-            raise ReplayDivergence(
-                f'{recorded.text} has a goal but no result in the recording (the run ended '
-                'during it); nothing to return, so the replay stops this cell here')
-        if result.get('error'):
+            problem = (f'{recorded.text} has a goal but no result in the recording (the run '
+                       'ended during it); nothing to return, so the replay stops this cell here')
+        elif result.get('error'):
             raise rebuild_error(result['error'])
-        if result.get('result_type') == 'ndarray':
+        elif result.get('result_type') == 'ndarray':
             frames = self._frames.get(recorded.goal_id, [])
-            if len(frames) != 1:
-                self._diverged = True
-                raise ReplayDivergence(
-                    f'{recorded.text} returned an array in the recording vs '
-                    f'{len(frames)} frames recorded during it (1 expected); the bag lacks its '
-                    'pixels, so it cannot be replayed')
-            return frames[0].rgb.copy()
+            if len(frames) == 1:
+                return frames[0].rgb.copy()
+            problem = (f'{recorded.text} returned an array in the recording vs {len(frames)} '
+                       'frames recorded during it (1 expected); the bag lacks its pixels, so '
+                       'it cannot be replayed')
+        if problem:
+            self._diverge(self._position, recorded.text, recorded,
+                          'raised ReplayDivergence: the recording lacks its result')
+            raise ReplayDivergence(problem)
         value, note = rebuild_result(result, self._hints.get(name))
         if note:
             self.rebuild_notes.append(f'cell {self._cell}, {recorded.text}: {note}')

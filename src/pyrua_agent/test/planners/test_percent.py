@@ -27,3 +27,22 @@ def test_read_percent_file_refuses_missing_and_empty_files(tmp_path):
     empty.write_text('# %%\n\n# %% [markdown]\n# text\n')
     with pytest.raises(ValueError, match='no code cells'):
         read_percent_file(empty)
+
+
+def test_include_markers_splice_in_the_cells_of_another_file(tmp_path):
+    (tmp_path / '_skills.py').write_text('# %% skills\ndef twice(x):\n    return 2 * x\n')
+    main = tmp_path / 'main.py'
+    main.write_text('# %% [include] _skills.py\n# %% use\nprint(twice(2))\n')
+    cells = read_percent_file(main)
+    assert [c.title for c in cells] == ['skills', 'use']
+    assert cells[0].code.startswith('def twice')
+
+
+def test_include_cycles_are_refused(tmp_path):
+    (tmp_path / 'a.py').write_text('# %% [include] b.py\n')
+    (tmp_path / 'b.py').write_text('# %% [include] a.py\n')
+    with pytest.raises(ValueError, match='includes itself'):
+        read_percent_file(tmp_path / 'a.py')
+    (tmp_path / 'c.py').write_text('# %% [include] missing.py\n')
+    with pytest.raises(FileNotFoundError, match='missing.py'):
+        read_percent_file(tmp_path / 'c.py')
