@@ -21,6 +21,9 @@ setup(
         'test': ['pytest>=8'],
         # The sam3 segmenter; torch==2.13.0 is the CPU build (a range would pull CUDA).
         'sam3': ['torch==2.13.0', 'transformers>=5.0', 'tokenizers'],
+        # VLA policy clients and server (openpi's msgpack-numpy over websockets); openpi-client
+        # itself is not needed (it pins numpy<2).
+        'vla': ['msgpack>=1.0', 'websockets>=15'],
     },
     zip_safe=False,
     maintainer='PyRUA-Lean developers',

@@ -66,6 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help='folder for the episode recording: one sub-folder per episode with '
                           'a rosbag2 (MCAP) bag and transcript.jsonl (default: runs/)')
     run.add_argument('--no-record', action='store_true', help='record nothing')
+    run.add_argument('--foxglove', nargs='?', const=8765, type=int, metavar='PORT',
+                     help='stream the episode to Foxglove Studio at ws://127.0.0.1:PORT '
+                          '(default 8765; needs the live extra)')
+
+    replay = commands.add_parser(
+        'replay', help='re-run a recorded episode against its bag (no robot, no simulator) '
+                       'and report divergence',
+        epilog='examples:\n  pyrua replay runs/<episode>\n'
+               '  pyrua replay runs/<episode> --export cells.py   # edit, then\n'
+               '  pyrua replay runs/<episode> --script cells.py',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    replay.add_argument('run', type=Path, help='episode folder (or its bag/ folder)')
+    replay.add_argument('--script', type=Path, default=None,
+                        help='run these cells (a # %%%% file) instead of the recorded ones')
+    replay.add_argument('--export', type=Path, default=None,
+                        help='write the recorded cells as a # %%%% file and exit')
 
     report = commands.add_parser(
         'report', help='write a self-contained HTML page of a recorded episode',
@@ -132,6 +148,12 @@ def _run(args: argparse.Namespace) -> int:
         from .recording import default_run_dir, Recorder
 
         recorder = Recorder(default_run_dir(args.task, args.seed, args.layout, root=args.record))
+    if args.foxglove is not None:
+        from .live import FoxgloveLiveView, ObserverFanout
+
+        live = FoxgloveLiveView(port=args.foxglove)
+        print(f'live view: ws://127.0.0.1:{live.port} (open it in Foxglove Studio)')
+        recorder = ObserverFanout(recorder, live) if recorder is not None else live
     shown: list[tuple[int, object]] = []
 
     def on_cell(cell, result) -> None:
@@ -150,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
         raise
     try:
         print(f'instruction: {world.card.instruction}')
-        run = dict(budgets=budgets, cell_timeout_s=args.cell_timeout, on_cell=on_cell)
+        run = {'budgets': budgets, 'cell_timeout_s': args.cell_timeout, 'on_cell': on_cell}
         if recorder is not None:
             from .recording import run_recorded_episode
 
@@ -169,9 +191,26 @@ def _run(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result.to_dict(), indent=2) + '\n')
         print(f'episode result: {args.json}')
-    if recorder is not None:
-        print(f'recording: {recorder.run_dir}/  (pyrua report {recorder.run_dir})')
+    run_dir = getattr(recorder, 'run_dir', None)
+    if run_dir is not None:
+        print(f'recording: {run_dir}/  (pyrua report {run_dir})')
     return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .replay import replay_episode, write_script
+
+    if args.export is not None:
+        print(write_script(args.run, args.export))
+        return 0
+
+    def on_cell(cell, result, comparison) -> None:
+        _print_cell(result.index, cell.label, cell.code, result.output)
+        print(f'[{comparison.status} vs the recording]')
+
+    outcome = replay_episode(args.run, script=args.script, on_cell=on_cell)
+    print(outcome.report.text())
+    return 0 if outcome.report.identical else 1
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -204,14 +243,16 @@ def _view(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrua`` command line; return the exit status."""
+    from pyrua_primitives.errors import MissingDependency
+
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
-    handlers = {'report': _report, 'run': _run, 'view': _view}
+    handlers = {'replay': _replay, 'report': _report, 'run': _run, 'view': _view}
     try:
         return handlers[args.command](args)
-    except (KeyError, ValueError, FileNotFoundError) as exc:
+    except (KeyError, ValueError, FileNotFoundError, MissingDependency) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f'pyrua {args.command}: error: {message}', file=sys.stderr)
         return 2

@@ -40,10 +40,11 @@ from .perception import (
 from .results import ArmPose, GripperResult, MoveResult
 from .safety import SafetyConfig
 from .station import CameraFrame, CAMERAS, check_arm, check_camera, JointState, Station
+from .vla import run_configured_rollout, VlaConfig, VlaResult
 
-ACTING: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper')
+ACTING: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper', 'vla')
 """Primitives that act on the robot (the success guard runs before each)."""
-MOTION: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper')
+MOTION: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper', 'vla')
 """Primitives after which the tool-calling baseline returns camera images."""
 MAX_WAIT_S = 60.0
 
@@ -61,6 +62,7 @@ class LibraryConfig:
     :param min_held_width_m: a closed gripper wider than this is holding something.
     :param motion: planning settings (speeds, waypoint spacing).
     :param safety: safety gate thresholds.
+    :param vla: the VLA policy endpoint and rollout settings (no endpoint: no VLA).
     """
 
     segmenter: str = 'color'
@@ -70,6 +72,7 @@ class LibraryConfig:
     min_held_width_m: float = 0.004
     motion: MotionConfig = field(default_factory=MotionConfig)
     safety: SafetyConfig = field(default_factory=SafetyConfig)
+    vla: VlaConfig = field(default_factory=VlaConfig)
 
     def __post_init__(self) -> None:
         if self.segmenter == 'oracle' and not self.allow_privileged:
@@ -141,7 +144,7 @@ class PrimitiveLibrary:
     def primitives(self) -> dict[str, Callable]:
         """Return ``robo``'s primitives: name -> bound method (``show`` is the runtime's)."""
         names = ('back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
-                 'locate', 'move_to', 'open_gripper', 'pose', 'wait')
+                 'locate', 'move_to', 'open_gripper', 'pose', 'vla', 'wait')
         return {name: getattr(self, name) for name in names}
 
     # --- perception -----------------------------------------------------------------
@@ -401,3 +404,28 @@ class PrimitiveLibrary:
         result = GripperResult(held=held, reason=reason, arm=arm, action='close',
                                width_m=width, commanded_width_m=0.0)
         return result
+
+    def vla(self, instruction: str, arm: str, steps: int = 50, *,
+            cancel: CancelToken | None = None,
+            feedback: Callable[[int], None] | None = None) -> VlaResult:
+        """
+        Let a vision-language-action policy drive one arm for a number of control steps.
+
+        The policy sees only the head camera, this arm's wrist camera, this arm's joint
+        angles and gripper opening, and the instruction. Each step executes one action
+        (joint targets and a gripper opening) at the policy's control rate (15 Hz by
+        default); every motion passes the safety gate before the arm moves.
+
+        :param instruction: what the policy should do, in words, e.g. 'pick up the red block'.
+        :param arm: 'left' or 'right'.
+        :param steps: actions to execute, 1 to 1000 (50 steps take about 3.3 s at 15 Hz).
+        :returns: VlaResult with completed (True when all steps ran; the task may still be
+            unfinished: check with robo.locate or robo.show), steps_run, stop_reason and
+            reason. stop_reason is 'steps' (all ran), 'cancelled', 'policy_error' (no VLA
+            configured, the policy server is down or too slow, or it sent a malformed
+            action chunk) or 'unsafe' (the safety gate refused a motion before it ran, or
+            the arm was stopped short of it). The arm stays where the rollout stopped.
+        """
+        return run_configured_rollout(self.station, instruction, arm, steps,
+                                      config=self.config.vla, safety=self.config.safety,
+                                      cancel=cancel, feedback=feedback, capture=self._capture)

@@ -4,7 +4,7 @@ Read Jupyter-percent files (``# %%`` cell markers) into a list of code cells.
 This is the format of the reference programs and of user scripts for the script planner:
 each ``# %%`` line starts a new cell; text after the marker on that line is the cell's title;
 ``# %% [markdown]`` cells are notes for people and are skipped. Code before the first marker
-is a cell of its own when it is not blank. A marker ``# %% [include] other.py`` is replaced
+is a cell of its own when it holds code (comment-only cells are dropped). A marker ``# %% [include] other.py`` is replaced
 by the cells of that file (relative to the including one), so programs can share a file
 of helper cells instead of copying it.
 """
@@ -51,7 +51,7 @@ def parse_percent(text: str) -> list[ScriptCell]:
             cells.append(ScriptCell(title=title, code='', line=start - 1))
             if code.strip():
                 cells.append(ScriptCell(title='', code=code, line=start))
-        elif code.strip() and not markdown:
+        elif _has_code(code) and not markdown:
             cells.append(ScriptCell(title=title, code=code, line=start))
 
     for number, line in enumerate(text.splitlines(), start=1):
@@ -65,6 +65,11 @@ def parse_percent(text: str) -> list[ScriptCell]:
         title, start, body = rest, number + 1, []
     flush()
     return cells
+
+
+def _has_code(code: str) -> bool:
+    """Return True when ``code`` has a line that is neither blank nor a comment."""
+    return any(line.strip() and not line.lstrip().startswith('#') for line in code.splitlines())
 
 
 def read_percent_file(path: str | Path, _including: tuple[Path, ...] = ()) -> list[ScriptCell]:

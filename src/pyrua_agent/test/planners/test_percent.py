@@ -5,6 +5,8 @@ from pyrua_agent.planners.percent import parse_percent, read_percent_file
 
 def test_parse_percent_splits_cells_and_skips_markdown():
     text = (
+        '# a header comment only\n'
+        '# %% \n'
         'x = 1\n'
         '# %% locate\n'
         'a = robo.locate("red block")\n'
@@ -17,7 +19,7 @@ def test_parse_percent_splits_cells_and_skips_markdown():
     cells = parse_percent(text)
     assert [c.code for c in cells] == ['x = 1', 'a = robo.locate("red block")', 'print(a)']
     assert [c.title for c in cells] == ['', 'locate', '']
-    assert [c.line for c in cells] == [1, 3, 8]
+    assert [c.line for c in cells] == [3, 5, 10]
 
 
 def test_read_percent_file_refuses_missing_and_empty_files(tmp_path):

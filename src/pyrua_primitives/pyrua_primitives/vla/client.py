@@ -12,6 +12,7 @@ configured endpoint.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import Any, Protocol, runtime_checkable
 
 from .config import VlaConfig
@@ -59,6 +60,7 @@ class WebsocketPolicyClient:
         self.connect_timeout_s = float(connect_timeout_s)
         self.timeout_s = float(timeout_s)
         self._connection: Any = None
+        self._stack = ExitStack()
         self._metadata: dict = {}
 
     @classmethod
@@ -102,9 +104,10 @@ class WebsocketPolicyClient:
         require('msgpack')
         try:
             # proxy=None: the endpoint is reached directly, never through an environment proxy.
-            connection = client.connect(self.uri, open_timeout=self.connect_timeout_s,
-                                        close_timeout=1.0, compression=None, max_size=None,
-                                        proxy=None)
+            # Entered as a context manager (websockets >= 17.1 warns otherwise); close() exits.
+            connection = self._stack.enter_context(client.connect(
+                self.uri, open_timeout=self.connect_timeout_s, close_timeout=1.0,
+                compression=None, max_size=None, proxy=None))
         except failures as exc:
             raise PolicyError(f'policy server {self.uri} not reachable ({_describe(exc)}) '
                               f'within {self.connect_timeout_s:.1f} s; start it or fix '
@@ -167,9 +170,8 @@ class WebsocketPolicyClient:
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            connection.close()
+        self._connection = None
+        self._stack.close()
 
 
 def _describe(exc: BaseException) -> str:

@@ -24,7 +24,7 @@ import logging
 
 import numpy as np
 
-from .client import PolicyClient, PolicyError
+from .client import PolicyClient, PolicyError, WebsocketPolicyClient
 from .config import VlaConfig
 from .observation import build_observation, Capture, normalised_gripper
 from ..cancel import CancelToken
@@ -187,6 +187,38 @@ def run_rollout(station: Station, policy: PolicyClient, instruction: str, arm: s
                 if not outcome.reached and not outcome.stalled:
                     _LOG.info('gripper at step %d: %s', done, outcome.reason)
     return finish('steps', '')
+
+
+def run_configured_rollout(station: Station, instruction: str, arm: str, steps: int, *,
+                           config: VlaConfig, safety: SafetyConfig | None = None,
+                           cancel: CancelToken | None = None,
+                           feedback: Callable[[int], None] | None = None,
+                           capture: Capture | None = None) -> VlaResult:
+    """
+    Connect to ``config.endpoint`` and run a rollout; a missing or dead endpoint is a result.
+
+    Parameters as ``run_rollout``.
+
+    :returns: a VlaResult; with no endpoint configured or a server that cannot be reached:
+        ``completed=False``, ``stop_reason='policy_error'``, 0 steps and the reason.
+    :raises ValueError: for an unknown arm, an empty instruction or ``steps`` out of range.
+    """
+    check_rollout_arguments(instruction, arm, steps, config)
+    if not config.endpoint:
+        return VlaResult(False, (
+            "no VLA policy configured: vla.endpoint is '' vs 'host:port' of an openpi-compatible "
+            'policy server; set LibraryConfig(vla=VlaConfig(endpoint=...)) or '
+            'library.vla.endpoint in the config file'), arm, instruction, 0, 'policy_error', 0.0)
+    client = WebsocketPolicyClient.from_config(config)
+    try:
+        client.connect()
+    except PolicyError as exc:
+        return VlaResult(False, str(exc), arm, instruction, 0, 'policy_error', 0.0)
+    try:
+        return run_rollout(station, client, instruction, arm, steps, config=config,
+                           safety=safety, cancel=cancel, feedback=feedback, capture=capture)
+    finally:
+        client.close()
 
 
 def check_rollout_arguments(instruction: str, arm: str, steps: int, config: VlaConfig) -> None:

@@ -1,0 +1,114 @@
+# Reference program for `insert_peg`: insert the named square peg into the hole (4 mm
+# clearance). The fixture is white, which the colour segmenter does not see, so the program
+# finds its white top face in the head image and measures its centre and yaw itself.
+
+# %% Helpers: reach, a close look with a wrist camera, finding the white hole fixture
+import re
+
+TABLE_Z = 0.765
+HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
+BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
+
+
+def reach_excess(arm, *points):
+    """Return how far (m) the worst point lies outside the arm's easy reach, 0.18-0.38 m."""
+    bx, by = BASES[arm]
+    return max(max(0.18 - d, d - 0.38, 0.0)
+               for d in (math.hypot(p[0] - bx, p[1] - by) for p in points))
+
+
+def best_arm(*points):
+    """Return the arm that reaches all points best (then the one nearer the first point)."""
+    return min(BASES, key=lambda a: (round(reach_excess(a, *points), 3),
+                                     abs(points[0][0] - BASES[a][0])))
+
+
+def look(name, arm):
+    """Locate the object, hover beside it and measure it with the arm's wrist camera."""
+    rough = robo.locate(name)
+    if not rough.found:
+        robo.home(arm)  # the arm may hide the object from the head camera
+        rough = robo.locate(name)
+    if not rough.found:
+        return rough
+    x, y, _ = rough.position_m
+    side = 0.06 if BASES[arm][0] > x else -0.06  # sideways, toward the arm's base
+    # Hover beside the object, not over it, so the arm does not hide it from the head camera.
+    for dx, dy in ((0.0, 0.05), (side, 0.0), (-side, 0.0), (side, -0.04), (0.0, 0.0)):
+        if robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
+            est = robo.locate(name, cameras=['head', f'{arm}_wrist'])
+            if est.found and not math.isnan(est.height_m):
+                return est
+    robo.home(arm)
+    est = robo.locate(name)
+    return est if est.found else rough
+
+
+def find_hole(camera):
+    """Find the white fixture's top face in an image; return its centre (x, y) and yaw."""
+    img = robo.image(camera).astype(int)
+    white = (img.min(axis=2) > 225) & (np.ptp(img, axis=2) < 25)  # the table is beige
+    vs, us = np.nonzero(white)
+    if len(us) < 40:
+        return None
+    pick = np.linspace(0, len(us) - 1, min(len(us), 300)).astype(int)
+    pts = np.array([robo.back_project(camera, float(us[k]), float(vs[k]),
+                                      z=TABLE_Z + 0.04).point_m[:2] for k in pick])
+    best = None
+    for deg in range(-45, 45):  # the yaw whose bounding box is smallest: the square's sides
+        c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+        local = pts @ np.array([[c, -s], [s, c]])
+        lo, hi = local.min(axis=0), local.max(axis=0)
+        if best is None or np.prod(hi - lo) < best[0]:
+            mx, my = (lo + hi) / 2
+            best = (np.prod(hi - lo), (c * mx - s * my, s * mx + c * my), math.radians(deg),
+                    hi - lo)
+    print(f'{camera}: white square {best[3][0] * 1000:.0f}x{best[3][1] * 1000:.0f} mm at '
+          f'({best[1][0]:.3f}, {best[1][1]:.3f}) m, yaw {math.degrees(best[2]):.0f} deg')
+    return best[1], best[2]
+
+
+def move(arm, xyz, heading=None, descend=False):
+    """Move straight down if possible, else accept a small tilt; print the result."""
+    result = robo.move_to(arm, xyz, heading=heading, descend=descend)
+    if not result.reached and result.duration_s == 0:
+        result = robo.move_to(arm, xyz, heading=heading, descend=descend, max_tilt=0.35)
+    print(result)
+    return result
+
+
+# %% Read the task; find the peg and the hole (the colour segmenter sees no white, so look
+# for the fixture's white top face in the head image myself)
+PEG_Z = TABLE_Z + 0.035  # peg centre
+CARRY_Z = TABLE_Z + 0.092  # peg bottom 2 cm above the fixture top
+peg_name = re.search(r'the (\w+ peg)', instruction).group(1)
+peg = robo.locate(peg_name)
+print(peg)
+(hx, hy), hole_yaw = find_hole('head')
+arm = best_arm(peg.position_m, (hx, hy))
+print('using the', arm, 'arm')
+robo.home('right' if arm == 'left' else 'left')
+
+# %% Grasp the peg across its sides, at its centre
+for attempt in range(3):
+    robo.close_gripper(arm)  # closed fingers cannot catch the peg while looking beside it
+    peg = look(peg_name, arm)
+    print(peg)
+    px, py, _ = peg.position_m
+    move(arm, [px, py, CARRY_Z], heading=peg.heading_rad)
+    robo.open_gripper(arm)
+    move(arm, [px, py, PEG_Z + 0.001], heading=peg.heading_rad, descend=True)
+    grip = robo.close_gripper(arm)
+    print(grip)
+    move(arm, [px, py, CARRY_Z])
+    if grip.held:
+        break
+
+# %% Align the peg's sides with the hole, lower it in, release and check
+now = robo.pose(arm).heading_rad
+align = min((hole_yaw + k * math.pi / 2 for k in range(-3, 4)), key=lambda a: abs(a - now))
+move(arm, [hx, hy, CARRY_Z], heading=align)
+down = move(arm, [hx, hy, PEG_Z + 0.021], heading=align, descend=True)
+print(robo.open_gripper(arm))
+move(arm, [hx, hy, CARRY_Z])
+robo.show('head', note='peg in the hole?')

@@ -1,0 +1,116 @@
+# Reference program for `sort_by_color`: four blocks (two colours, two each) into the bowls of
+# their colour. Two blocks share a name, so ask for the leftmost one; a block in a bowl of its
+# own colour merges with the bowl and is no longer found as a block.
+
+# %% Read the task and define helpers
+import re
+
+pairs = re.findall(r'the (\w+) blocks in the (\w+ bowl)', instruction)
+print(pairs)
+TABLE_Z = 0.765
+HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
+BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
+
+
+def dist(arm, xy):
+    return math.hypot(xy[0] - BASES[arm][0], xy[1] - BASES[arm][1])
+
+
+def measure(name, arm, rough=None):
+    """Look from above the rough position (else 5 cm aside) with the head and that wrist."""
+    rough = robo.locate(name) if rough is None else rough
+    if not rough.found:  # maybe hidden by an arm, or too far out for the head alone
+        print(rough, '; moving the arm home and looking again')
+        robo.home(arm)
+        rough = robo.locate(name)
+        if not rough.found:
+            rough = robo.locate(name, cameras=[f'{arm}_wrist'])
+        if not rough.found:
+            return rough
+    x, y, _ = rough.position_m
+    for dx, dy in ((0, 0), (0, 0.05), (0.05, 0), (-0.05, 0)):
+        if not robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
+            continue
+        fine = robo.locate(name, cameras=['head', f'{arm}_wrist'])
+        if fine.found and math.isfinite(fine.height_m):
+            print(fine)
+            return fine
+    print('no wrist measurement; using', rough)
+    return rough
+
+
+def grasp(name, arm, obj, width=None):
+    """Grasp a block across its sides, check the grasp width, retry with a fresh look."""
+    for attempt in range(3):
+        x, y, z = obj.position_m
+        z = max(z, TABLE_Z + 0.02) if math.isfinite(z) else TABLE_Z + 0.02
+        robo.open_gripper(arm, width)
+        print(robo.move_to(arm, [x, y, HOVER_Z], heading=obj.heading_rad))
+        print(robo.move_to(arm, [x, y, z + 0.005], heading=obj.heading_rad, descend=True))
+        grip = robo.close_gripper(arm)
+        print(grip)
+        ok = grip.held and 0.03 < grip.width_m < 0.05  # a 40 mm block held across two sides
+        if grip.held and not ok:
+            robo.open_gripper(arm, width)
+        print(robo.move_to(arm, [x, y, HOVER_Z]))
+        if ok:
+            return True
+        robo.show(f'{arm}_wrist', note=f'grasp {attempt + 1} missed; looking again')
+        again = measure(name, arm)
+        obj = again if again.found else obj
+    return False
+
+
+def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
+    """Set the held block down with its centre at (xy, z_centre), let go and rise."""
+    print(robo.move_to(arm, [*xy, HOVER_Z]))
+    print(robo.move_to(arm, [*xy, z_centre + 0.007], descend=True))
+    print(robo.open_gripper(arm))
+    print(robo.move_to(arm, [*xy, HOVER_Z]))
+
+
+
+def arm_for(*points):
+    """Return the arm that reaches all points best (nearest the middle of its reach)."""
+    def worst(arm):
+        return max(abs(dist(arm, p) - 0.28) for p in points)
+    return min(BASES, key=worst)
+
+
+# %% Measure both bowls
+bowls = {}
+for colour, bowl_name in pairs:
+    rough = robo.locate(bowl_name)
+    arm = arm_for(rough.position_m[:2]) if rough.found else 'left'
+    robo.home('right' if arm == 'left' else 'left')
+    bowls[colour] = measure(bowl_name, arm, rough)
+    print(bowls[colour])
+    assert bowls[colour].found, bowls[colour].reason
+
+# %% Sort: take the leftmost block of each colour still outside its bowl, until none is left
+for colour, bowl_name in pairs:
+    bowl_xy = bowls[colour].position_m[:2]
+    query = f'leftmost {colour} block'
+    for attempt in range(4):
+        block = robo.locate(query)
+        if not block.found:
+            robo.home('left')
+            robo.home('right')
+            block = robo.locate(query)
+        print(block)
+        if not block.found:
+            break
+        arm = arm_for(block.position_m[:2], bowl_xy)
+        robo.home('right' if arm == 'left' else 'left')
+        block = measure(query, arm, block)
+        if not grasp(query, arm, block):
+            continue
+        print(robo.move_to(arm, [*bowl_xy, HOVER_Z]))
+        print(robo.open_gripper(arm))
+        print(robo.move_to(arm, [*bowl_xy, HOVER_Z]))
+        robo.home(arm)
+
+# %% Check what is left outside the bowls
+for colour, _ in pairs:
+    print(colour, robo.locate(f'{colour} block'))
+robo.show('head', note='after sorting')
