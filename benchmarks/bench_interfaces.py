@@ -12,9 +12,12 @@ Both runs go through ``run_episode`` on a fresh world. This is a cost model of t
 on a fixed plan, not a measurement of a model's behaviour: a real model plans, retries and
 fails differently under each interface.
 
-Run: ``.venv/bin/python benchmarks/bench_interfaces.py`` (toy world, about 10 s), or
-``.venv/bin/python benchmarks/bench_interfaces.py --twin`` (MuJoCo twin with the bundled
-reference programs, or ``--program FILE`` for one task).
+Budgets are raised to 400 calls and cells so that both plans run to their end; a plan past
+the default 40-call budget is flagged.
+
+Run: ``.venv/bin/python benchmarks/bench_interfaces.py`` (toy world, about 15 s), or
+``.venv/bin/python benchmarks/bench_interfaces.py --twin [--layout N]`` (MuJoCo twin with the
+bundled reference programs, about 2 min; ``--program FILE`` for one task).
 """
 
 from __future__ import annotations
@@ -351,6 +354,11 @@ def main(argv: list[str] | None = None) -> None:
                   f'{result.cells:>5} {t.input_tokens:>10,} {t.cached_input_tokens:>8,} '
                   f'{t.images_sent:>6} {t.output_tokens:>10,} {cost:>8}')
         code, tools = (r.ledger.totals() for _, r in rows)
+        limit = BudgetConfig().max_llm_calls
+        for (interface, _), t in zip(rows, (code, tools), strict=True):
+            if t.llm_calls > limit:
+                print(f'{"":<12} note: {interface} made {t.llm_calls} calls vs the default budget '
+                      f'of {limit}; it ran to the end here, the protocol would stop it')
         per_call = (code.input_tokens / code.llm_calls) / (tools.input_tokens / tools.llm_calls)
         print(f'{"":<12} code/tools: calls {code.llm_calls / tools.llm_calls:.2f}, input tokens '
               f'{code.input_tokens / tools.input_tokens:.2f}, tokens per call {per_call:.2f}')

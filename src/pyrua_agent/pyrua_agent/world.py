@@ -19,6 +19,7 @@ from pyrua_sim.twin import load_twin, Twin
 
 from .episode import EpisodeWorld
 from .planners.base import TaskCard
+from .runtime.robo import RUNTIME_KEYWORDS
 
 CARD_CAMERAS = ('head', 'left_wrist', 'right_wrist')
 
@@ -46,7 +47,7 @@ def _recorded(name: str, func: Callable[..., Any], observer: Any) -> Callable[..
             bound = signature.bind(*args, **kwargs)
         except TypeError:
             return func(*args, **kwargs)  # the call itself raises the clear TypeError
-        arguments = {k: v for k, v in bound.arguments.items() if k != 'cancel'}
+        arguments = {k: v for k, v in bound.arguments.items() if k not in RUNTIME_KEYWORDS}
         goal_id = observer.primitive_goal(name, (), arguments)
         start = time.monotonic()
         try:

@@ -45,7 +45,7 @@ def _block(twin):
 def test_primitives_are_the_documented_set_and_acting_ones_are_marked(lib):
     names = set(lib.primitives())
     assert names == {'back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
-                     'locate', 'move_to', 'open_gripper', 'pose', 'wait'}
+                     'locate', 'move_to', 'open_gripper', 'pose', 'vla', 'wait'}
     assert set(ACTING) <= names
     for func in lib.primitives().values():
         assert func.__doc__ and ':returns:' in func.__doc__

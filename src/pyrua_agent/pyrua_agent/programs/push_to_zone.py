@@ -1,7 +1,7 @@
 # Reference program for `push_to_zone`: push the named block into the zone of the named
 # colour. Push with the closed fingers from behind, look again, push again if needed.
 
-# %% Helpers: reach, a close look with a wrist camera, grasp and place
+# %% Helpers: reach, a close look with a wrist camera, pushing, the zone test
 import re
 
 TABLE_Z = 0.765
@@ -22,9 +22,14 @@ def best_arm(*points):
                                      abs(points[0][0] - BASES[a][0])))
 
 
-def look(name, arm):
-    """Locate the object, hover beside it and measure it with the arm's wrist camera."""
-    rough = robo.locate(name)
+def look(name, arm, flat_size=None):
+    """
+    Locate the object, hover beside it and measure it with the arm's wrist camera.
+
+    A flat thing (marker, zone: pass its side, m) is measured from the wrist view alone and
+    accepted only when that view saw all of it.
+    """
+    rough = robo.locate(name, cameras=['head'])
     if not rough.found:
         robo.home(arm)  # the arm may hide the object from the head camera
         rough = robo.locate(name)
@@ -35,36 +40,17 @@ def look(name, arm):
     # Hover beside the object, not over it, so the arm does not hide it from the head camera.
     for dx, dy in ((0.0, 0.05), (side, 0.0), (-side, 0.0), (side, -0.04), (0.0, 0.0)):
         if robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
+            if flat_size:
+                est = robo.locate(name, cameras=[f'{arm}_wrist'])
+                if est.found and min(est.size_m) >= flat_size - 0.005:
+                    return est
+                continue
             est = robo.locate(name, cameras=['head', f'{arm}_wrist'])
             if est.found and not math.isnan(est.height_m):
                 return est
     robo.home(arm)
     est = robo.locate(name)
     return est if est.found else rough
-
-
-def grasp(name, arm, tries=3):
-    """Measure the block, descend onto it, close and lift; return its estimate if held."""
-    for attempt in range(tries):
-        est = look(name, arm)
-        print(est)
-        if not est.found:
-            robo.home(arm)  # the arm may hide the object from the head camera
-            continue
-        x, y, z = est.position_m
-        if math.isnan(z) or est.height_m < 0.035:  # partly seen: a 4 cm cube on the table
-            z = TABLE_Z + 0.02
-        robo.open_gripper(arm)
-        print(robo.move_to(arm, [x, y, HOVER_Z], heading=est.heading_rad))
-        print(robo.move_to(arm, [x, y, max(z + 0.005, 0.789)], heading=est.heading_rad,
-                           descend=True))
-        grip = robo.close_gripper(arm)
-        print(grip)
-        robo.move_to(arm, [x, y, HOVER_Z])
-        if grip.held:
-            return est
-        robo.show(f'{arm}_wrist', note=f'grasp {attempt + 1} missed; looking again')
-    return None
 
 
 def push(arm, start, goal):
@@ -77,7 +63,10 @@ def push(arm, start, goal):
     behind = [start[0] - 0.05 * ux, start[1] - 0.05 * uy]
     stop = [goal[0] - 0.03 * ux, goal[1] - 0.03 * uy]  # fingers' front meets the block's back
     robo.close_gripper(arm)
-    print(robo.move_to(arm, [*behind, HOVER_Z], heading=heading))
+    above = robo.move_to(arm, [*behind, HOVER_Z], heading=heading)
+    if not above.reached:  # far out: a lower approach reaches farther
+        above = robo.move_to(arm, [*behind, TABLE_Z + 0.065], heading=heading)
+    print(above)
     print(robo.move_to(arm, [*behind, PUSH_Z], heading=heading, descend=True))
     print(robo.move_to(arm, [*stop, PUSH_Z], heading=heading, descend=True))
     robo.move_to(arm, [stop[0] - 0.03 * ux, stop[1] - 0.03 * uy, PUSH_Z], descend=True)
@@ -96,17 +85,17 @@ def in_zone(block, zone, margin):
 PUSH_Z = TABLE_Z + 0.032  # finger tips 12 mm above the table: they meet the block's side
 block_name, zone_name = re.search(r'the (\w+ block) into the (\w+ zone)', instruction).groups()
 block = robo.locate(block_name)
-zone = robo.locate(zone_name)
+zone = robo.locate(zone_name, cameras=['head'])
 print(block)
 print(zone)
 arm = best_arm(block.position_m, zone.position_m)
 print('using the', arm, 'arm')
 robo.home('right' if arm == 'left' else 'left')
-zone = look(zone_name, arm)
+zone = look(zone_name, arm, flat_size=0.12)
 print(zone)
 
 # %% Push the block to the zone centre; look again and push again until it is well inside
-for attempt in range(4):
+for _ in range(4):
     block = look(block_name, arm)
     off, inside = in_zone(block, zone, 0.025)
     print(block)

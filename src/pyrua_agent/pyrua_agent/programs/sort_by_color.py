@@ -69,7 +69,6 @@ def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
     print(robo.move_to(arm, [*xy, HOVER_Z]))
 
 
-
 def arm_for(*points):
     """Return the arm that reaches all points best (nearest the middle of its reach)."""
     def worst(arm):
@@ -77,17 +76,30 @@ def arm_for(*points):
     return min(BASES, key=worst)
 
 
+def find_bowl(name):
+    """Return (query, result) for a bowl: with blocks of its colour around, keep the widest."""
+    seen = [(f'{q}{name}', robo.locate(f'{q}{name}'))
+            for q in ('', 'leftmost ', 'rightmost ', 'nearest ')]
+    seen = [(q, r) for q, r in seen if r.found]
+    return max(seen, key=lambda qr: min(qr[1].size_m)) if seen else (name, robo.locate(name))
+
+
 # %% Measure both bowls
 bowls = {}
 for colour, bowl_name in pairs:
-    rough = robo.locate(bowl_name)
-    arm = arm_for(rough.position_m[:2]) if rough.found else 'left'
+    robo.home('left')  # arms hovering over the table hide things from the head camera
+    robo.home('right')
+    query, rough = find_bowl(bowl_name)
+    print(rough)
+    assert rough.found, rough.reason
+    arm = arm_for(rough.position_m[:2])
     robo.home('right' if arm == 'left' else 'left')
-    bowls[colour] = measure(bowl_name, arm, rough)
+    fine = measure(query, arm, rough)
+    bowls[colour] = fine if fine.found and min(fine.size_m) > 0.1 else rough
     print(bowls[colour])
-    assert bowls[colour].found, bowls[colour].reason
 
 # %% Sort: take the leftmost block of each colour still outside its bowl, until none is left
+placed = {colour: 0 for colour, _ in pairs}
 for colour, bowl_name in pairs:
     bowl_xy = bowls[colour].position_m[:2]
     query = f'leftmost {colour} block'
@@ -105,9 +117,14 @@ for colour, bowl_name in pairs:
         block = measure(query, arm, block)
         if not grasp(query, arm, block):
             continue
-        print(robo.move_to(arm, [*bowl_xy, HOVER_Z]))
+        # Two blocks side by side on the floor (a second one dropped on the first would
+        # not rest in the bowl): sides along x, centres 25 mm either side of the bowl centre.
+        spot = (bowl_xy[0] + (0.025 if placed[colour] else -0.025), bowl_xy[1])
+        print(robo.move_to(arm, [*spot, HOVER_Z], heading=math.pi / 2))
+        print(robo.move_to(arm, [*spot, TABLE_Z + 0.035], heading=math.pi / 2, descend=True))
         print(robo.open_gripper(arm))
-        print(robo.move_to(arm, [*bowl_xy, HOVER_Z]))
+        placed[colour] += 1
+        print(robo.move_to(arm, [*spot, HOVER_Z]))
         robo.home(arm)
 
 # %% Check what is left outside the bowls

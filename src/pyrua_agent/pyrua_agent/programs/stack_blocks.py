@@ -22,9 +22,14 @@ def best_arm(*points):
                                      abs(points[0][0] - BASES[a][0])))
 
 
-def look(name, arm):
-    """Locate the object, hover beside it and measure it with the arm's wrist camera."""
-    rough = robo.locate(name)
+def look(name, arm, flat_size=None):
+    """
+    Locate the object, hover beside it and measure it with the arm's wrist camera.
+
+    A flat thing (marker, zone: pass its side, m) is measured from the wrist view alone and
+    accepted only when that view saw all of it.
+    """
+    rough = robo.locate(name, cameras=['head'])
     if not rough.found:
         robo.home(arm)  # the arm may hide the object from the head camera
         rough = robo.locate(name)
@@ -35,6 +40,11 @@ def look(name, arm):
     # Hover beside the object, not over it, so the arm does not hide it from the head camera.
     for dx, dy in ((0.0, 0.05), (side, 0.0), (-side, 0.0), (side, -0.04), (0.0, 0.0)):
         if robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
+            if flat_size:
+                est = robo.locate(name, cameras=[f'{arm}_wrist'])
+                if est.found and min(est.size_m) >= flat_size - 0.005:
+                    return est
+                continue
             est = robo.locate(name, cameras=['head', f'{arm}_wrist'])
             if est.found and not math.isnan(est.height_m):
                 return est
@@ -91,7 +101,7 @@ print(lower)
 lx, ly, lz = lower.position_m
 lz = TABLE_Z + 0.02 if math.isnan(lz) else lz
 aim_x, aim_y = lx, ly
-for attempt in range(3):
+for _ in range(3):
     if not grasp(upper_name, arm):
         break
     place_at(arm, aim_x, aim_y, lz + 0.04 + 0.007)

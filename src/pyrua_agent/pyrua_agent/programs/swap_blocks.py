@@ -67,7 +67,6 @@ def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
     print(robo.move_to(arm, [*xy, HOVER_Z]))
 
 
-
 def free_spot(arm, avoid):
     """Return a table spot that the arm reaches well, 9 cm or more from every point in avoid."""
     bx, by = BASES[arm]

@@ -54,3 +54,9 @@ def test_stack_blocks_program_stacks_within_tolerance(layout):
 @pytest.mark.parametrize('layout', [0, 1])
 def test_place_on_marker_program_places_within_1_cm(layout):
     _assert_solved('place_on_marker', layout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('layout', [0, 3])
+def test_insert_peg_program_inserts_the_peg_into_the_white_fixture(layout):
+    _assert_solved('insert_peg', layout)

@@ -56,7 +56,8 @@ class WebsocketPolicyClient:
 
     def __init__(self, host: str, port: int, *, connect_timeout_s: float = 5.0,
                  timeout_s: float = 10.0) -> None:
-        self.uri = f'ws://{host}:{int(port)}'
+        address = f'[{host}]' if ':' in host else host  # an IPv6 literal needs brackets
+        self.uri = f'ws://{address}:{int(port)}'
         self.connect_timeout_s = float(connect_timeout_s)
         self.timeout_s = float(timeout_s)
         self._connection: Any = None

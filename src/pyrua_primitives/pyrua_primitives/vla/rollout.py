@@ -55,10 +55,10 @@ class VlaResult:
         if self.completed:
             said = self.instruction if len(self.instruction) <= 40 \
                 else f'{self.instruction[:37]}...'
-            return (f'VlaResult(completed, {self.arm!r}, {self.steps_run} steps, '
+            return (f'VlaResult(completed, {self.arm}, {self.steps_run} steps, '
                     f'{self.duration_s:.2f} s, {said!r})')
-        return (f'VlaResult(completed=False, stop={self.stop_reason!r}, {self.steps_run} '
-                f'steps, reason={self.reason[:60]!r})')
+        return (f'VlaResult(completed=False, {self.arm}, {self.stop_reason} after '
+                f'{self.steps_run} steps, reason={self.reason!r})')
 
 
 def check_chunk(reply: dict, actions_key: str) -> tuple[np.ndarray | None, str]:
@@ -177,7 +177,8 @@ def run_rollout(station: Station, policy: PolicyClient, instruction: str, arm: s
             if stop == 'cancelled':
                 return cancelled()
             if stop:
-                return finish(stop, f'at step {done + 1}: {why}')
+                # The gate numbers waypoints from 1 within the segment: waypoint k = step done+k.
+                return finish(stop, f'in steps {done + 1}-{done + len(targets)}: {why}')
             done += len(targets)
             if feedback is not None:
                 feedback(done)
@@ -206,9 +207,9 @@ def run_configured_rollout(station: Station, instruction: str, arm: str, steps: 
     check_rollout_arguments(instruction, arm, steps, config)
     if not config.endpoint:
         return VlaResult(False, (
-            "no VLA policy configured: vla.endpoint is '' vs 'host:port' of an openpi-compatible "
-            'policy server; set LibraryConfig(vla=VlaConfig(endpoint=...)) or '
-            'library.vla.endpoint in the config file'), arm, instruction, 0, 'policy_error', 0.0)
+            "no VLA policy configured (vla.endpoint is '' vs 'host:port'); set "
+            'library.vla.endpoint to an openpi-compatible policy server'), arm, instruction, 0,
+            'policy_error', 0.0)
     client = WebsocketPolicyClient.from_config(config)
     try:
         client.connect()

@@ -9,6 +9,7 @@ Object, void and complex arrays are refused both ways.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -25,8 +26,6 @@ def require(module: str) -> Any:
 
     :raises MissingDependency: when the ``vla`` extra is not installed, with the pip command.
     """
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError as exc:

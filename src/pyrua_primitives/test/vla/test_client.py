@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from pyrua_primitives.vla import PolicyError, VlaConfig, WebsocketPolicyClient
+from pyrua_primitives.vla import PolicyClient, PolicyError, VlaConfig, WebsocketPolicyClient
 
 
 def _client(port, **kwargs):
@@ -17,6 +17,7 @@ def test_client_reads_metadata_and_gets_the_scripted_chunk(policy_server, policy
                                      'server_timing': {'infer_ms': 1.0}})
     observation = {'observation/state': np.zeros(7, np.float32), 'prompt': 'wave'}
     with _client(policy_server.port) as client:
+        assert isinstance(client, PolicyClient)
         assert client.metadata == {'name': 'scripted', 'action_horizon': 8}
         reply = client.infer(observation)
         reply_again = client.infer(observation)
@@ -30,6 +31,8 @@ def test_client_from_config_uses_the_endpoint(policy_server):
     config = VlaConfig(endpoint=f'127.0.0.1:{policy_server.port}', timeout_s=2.0)
     client = WebsocketPolicyClient.from_config(config)
     assert client.uri == f'ws://127.0.0.1:{policy_server.port}' and client.timeout_s == 2.0
+    assert _client(0).uri == 'ws://127.0.0.1:0'
+    assert WebsocketPolicyClient('::1', 8000).uri == 'ws://[::1]:8000'
 
 
 def test_closed_port_is_a_policy_error_at_once(closed_port):

@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 
 from pyrua_primitives.cancel import CancelToken
+from pyrua_primitives.kinematics.inverse import solve_ik
+from pyrua_primitives.kinematics.orientation import top_down_rotation
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
 from pyrua_primitives.vla import VlaConfig, VlaResult
 from pyrua_sim.twin import load_twin
 
+TABLE_Z = 0.765
 OBSERVATION_KEYS = {'observation/image', 'observation/wrist_image', 'observation/state',
                     'prompt'}
 
@@ -133,7 +136,9 @@ def test_no_endpoint_says_how_to_configure_a_vla(vla_twin):
     twin.reset()
     result = PrimitiveLibrary(twin.station).vla('pick', 'left', steps=10)
     assert not result.completed and result.stop_reason == 'policy_error'
-    assert 'no VLA policy configured' in result.reason and 'endpoint' in result.reason
+    assert 'no VLA policy configured' in result.reason
+    assert repr(result).startswith('VlaResult(completed=False, left, policy_error after 0 steps')
+    assert 'set library.vla.endpoint' in repr(result)
 
 
 def test_malformed_chunk_stops_with_what_was_wrong(lib, policy):
@@ -168,7 +173,8 @@ def test_unsafe_target_is_refused_by_the_gate_and_the_arm_does_not_move(lib, pol
     policy.reset(out_of_limits)
     result = lib.vla('reach', 'left', steps=8)
     assert not result.completed and result.stop_reason == 'unsafe'
-    assert result.steps_run == 4 and 'safety gate' in result.reason and 'joint1' in result.reason
+    assert result.steps_run == 4 and result.reason.startswith('in steps 5-8: refused by the '
+                                                              'safety gate: joint1=+2.000 rad')
     assert lib.joints('left').positions_rad[0] < 1.57
 
 
@@ -186,6 +192,32 @@ def test_too_fast_target_is_refused_before_anything_moves(lib, policy):
     assert np.allclose(lib.joints('left').positions_rad, start, atol=1e-3)
 
 
+def test_descent_into_the_table_is_refused_before_the_finger_tips_reach_it(lib, policy,
+                                                                           vla_twin):
+    station = vla_twin.station
+    pose = np.eye(4)
+    pose[:3, :3] = top_down_rotation(0.0)
+    pose[:3, 3] = (-0.30, -0.15, TABLE_Z + 0.005)  # finger tips 15 mm inside the table
+    ik = solve_ik(pose, station.joint_state('left').positions_rad,
+                  world_from_base=station.arm_base('left').world_from_base, free_roll=True)
+    assert ik.found, ik.reason
+
+    def toward_the_table(observation, count):
+        # A joint-space line to the IK solution, the largest joint 0.03 rad per step.
+        state = np.asarray(observation['observation/state'], float)
+        delta = ik.q_rad - state[:6]
+        fractions = np.minimum(np.arange(1, 9) * 0.03 / max(np.abs(delta).max(), 1e-9), 1.0)
+        chunk = np.tile(state, (8, 1))
+        chunk[:, :6] = state[:6] + fractions[:, None] * delta
+        return {'actions': chunk}
+
+    policy.reset(toward_the_table)
+    result = lib.vla('press the table', 'left', steps=60)
+    assert result.stop_reason == 'unsafe' and 'safety gate' in result.reason, result
+    assert 'finger tips' in result.reason and result.steps_run > 0
+    assert lib.pose('left').position_m[2] - 0.02 > TABLE_Z + 0.002
+
+
 @pytest.mark.parametrize('args, error, match', [
     (('pick', 'lft', 5), ValueError, "did you mean 'left'"),
     (('', 'left', 5), ValueError, 'instruction is empty'),
@@ -196,3 +228,14 @@ def test_misuse_raises_before_anything_is_sent(lib, policy, args, error, match):
     with pytest.raises(error, match=match):
         lib.vla(*args)
     assert policy.observations == []
+
+
+def test_result_survives_the_vla_rollout_action_message():
+    pytest.importorskip('rosbags.typesys', reason='rosbags: see requirements/test.txt')
+    from pyrua_primitives.conversions.actions import result_from_message, result_to_message
+    from pyrua_primitives.conversions.interfaces import rosbags_factory, rosbags_typestore
+
+    make = rosbags_factory(rosbags_typestore())
+    result = VlaResult(False, 'in steps 5-8: refused by the safety gate', 'right', 'wipe', 4,
+                       'unsafe', 0.27)
+    assert result_from_message('vla', result_to_message('vla', result, make)) == result

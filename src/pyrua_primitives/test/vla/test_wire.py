@@ -40,3 +40,11 @@ def test_object_arrays_and_unknown_types_are_refused():
 def test_garbage_bytes_are_a_malformed_message():
     with pytest.raises(ValueError, match='malformed policy message'):
         unpack(b'\xc1\x00')
+
+
+def test_a_missing_extra_names_the_pip_command():
+    from pyrua_primitives import MissingDependency
+    from pyrua_primitives.vla.wire import require
+
+    with pytest.raises(MissingDependency, match=r"pip install 'pyrua_primitives\[vla\]'"):
+        require('pyrua_no_such_module')
