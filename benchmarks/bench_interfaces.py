@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeResult, EpisodeWorld, run_episode
 from pyrua_agent.llm import EndpointConfig

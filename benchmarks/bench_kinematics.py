@@ -18,7 +18,6 @@ import math
 import time
 
 import numpy as np
-
 from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.forward import link_frames, tcp_pose
 from pyrua_primitives.kinematics.inverse import solve_ik

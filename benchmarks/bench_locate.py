@@ -17,7 +17,6 @@ import math
 import time
 
 import numpy as np
-
 from pyrua_primitives.perception import COLOURS, locate, make_segmenter, NOUNS
 from pyrua_primitives.station import CAMERAS
 from pyrua_sim import StationConfig

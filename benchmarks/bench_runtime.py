@@ -12,7 +12,6 @@ import statistics
 import time
 
 import numpy as np
-
 from pyrua_agent.runtime import CellRuntime
 
 FRAME = np.zeros((480, 640, 3), np.uint8)

@@ -18,6 +18,9 @@ import sys
 RUN_EXAMPLE = """examples:
   pyrua run --task pick_place --seed 0                 # bundled reference program
   pyrua run --task stack_blocks --seed 0 --layout 3 --script my_program.py --json out.json
+  OPENAI_API_KEY=... pyrua run --task pick_place --planner code --model gpt-5-mini
+  pyrua run --task pick_place --planner tools --base-url http://127.0.0.1:8000/v1 \\
+      --model Qwen/Qwen3-8B                            # any OpenAI-compatible server
 """
 VIEW_EXAMPLE = """examples:
   pyrua view --task pick_place --seed 0 --layouts 0 1 2 --out views/
@@ -49,11 +52,25 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _common_task_args(run)
     run.add_argument('--layout', type=int, default=0, help='layout index, 0..49 (default 0)')
-    run.add_argument('--planner', default='script', choices=('script',),
-                     help='who writes the cells (default: script)')
+    run.add_argument('--planner', default='script',
+                     choices=('code', 'replay', 'script', 'tools', 'tools_on_request'),
+                     help='who writes the cells: an LLM through the code interface (code) or '
+                          'tool calling (tools: pictures after motions; tools_on_request), a '
+                          '# %%%% file (script, default) or a transcript (replay)')
     run.add_argument('--script', type=Path, default=None,
-                     help='percent file (# %%%% cells) for --planner script; default: the '
-                          "task's bundled reference program")
+                     help='percent file (# %%%% cells) for --planner script (default: the '
+                          "task's bundled reference program), transcript.jsonl for replay")
+    run.add_argument('--base-url', default=None,
+                     help='OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 '
+                          "(default: OpenAI's)")
+    run.add_argument('--model', default=None, help='model name sent to the endpoint')
+    run.add_argument('--reasoning-effort', default=None,
+                     help='reasoning effort sent to the endpoint (only when given)')
+    run.add_argument('--api-key-env', default=None,
+                     help='environment variable holding the API key (default OPENAI_API_KEY)')
+    run.add_argument('--prices', type=Path, default=None,
+                     help='price table YAML over the packaged one (USD per million tokens)')
+    run.add_argument('--max-calls', type=int, default=None, help='LLM call budget (default 40)')
     run.add_argument('--json', type=Path, default=None, help='write the episode result here')
     run.add_argument('--images', type=Path, default=None,
                      help='folder for the images the cells showed (default: none written)')
@@ -130,19 +147,27 @@ def _print_cell(index: int, label: str, code: str, output: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     from .budgets import BudgetConfig
     from .episode import run_episode
-    from .planners.script import ScriptPlanner
     from .world import open_twin_world
 
-    script = args.script or bundled_program(args.task)
-    planner = ScriptPlanner.from_file(script)
+    from pyrua_sim.tasks import get_task
+
+    get_task(args.task)  # refuse an unknown task before anything else, with suggestions
+    llm = args.planner in ('code', 'tools', 'tools_on_request')
+    source = args.script
+    if args.planner == 'script' and source is None:
+        source = bundled_program(args.task)
+    if args.planner == 'replay' and source is None:
+        raise ValueError('--planner replay needs --script <run>/transcript.jsonl')
+    endpoint = _endpoint(args) if llm else None
     budget_args = {}
-    if args.max_cells is not None:
-        budget_args['max_cells'] = args.max_cells
-    if args.wall_clock is not None:
-        budget_args['wall_clock_s'] = args.wall_clock
+    for flag, field in (('max_cells', 'max_cells'), ('wall_clock', 'wall_clock_s'),
+                        ('max_calls', 'max_llm_calls')):
+        if getattr(args, flag) is not None:
+            budget_args[field] = getattr(args, flag)
     budgets = BudgetConfig(**budget_args)
+    what = endpoint.model if endpoint is not None else source
     print(f'pyrua run: task {args.task}, seed {args.seed}, layout {args.layout}, '
-          f'planner {planner.name} ({script})')
+          f'planner {args.planner} ({what})')
     recorder = None
     if not args.no_record:
         from .recording import default_run_dir, Recorder
@@ -161,8 +186,10 @@ def _run(args: argparse.Namespace) -> int:
         shown.extend((result.index, image) for image in result.images)
 
     config = {'task': args.task, 'seed': args.seed, 'layout': args.layout,
-              'planner': planner.name, 'script': str(script), 'budgets': asdict(budgets),
-              'cell_timeout_s': args.cell_timeout, 'success_guard': not args.no_guard}
+              'planner': args.planner, 'source': None if source is None else str(source),
+              'endpoint': None if endpoint is None else repr(endpoint),
+              'budgets': asdict(budgets), 'cell_timeout_s': args.cell_timeout,
+              'success_guard': not args.no_guard}
     try:
         world, twin = open_twin_world(args.task, args.seed, args.layout, observer=recorder,
                                       success_guard=not args.no_guard)
@@ -171,6 +198,7 @@ def _run(args: argparse.Namespace) -> int:
             recorder.close()
         raise
     try:
+        planner = _planner(args.planner, world, endpoint, source, recorder, args.prices)
         print(f'instruction: {world.card.instruction}')
         run = {'budgets': budgets, 'cell_timeout_s': args.cell_timeout, 'on_cell': on_cell}
         if recorder is not None:
@@ -195,6 +223,31 @@ def _run(args: argparse.Namespace) -> int:
     if run_dir is not None:
         print(f'recording: {run_dir}/  (pyrua report {run_dir})')
     return 0
+
+
+def _endpoint(args: argparse.Namespace):
+    from .llm import EndpointConfig
+
+    fields = {'base_url': args.base_url, 'model': args.model,
+              'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env}
+    return EndpointConfig(**{k: v for k, v in fields.items() if v is not None})
+
+
+def _planner(name: str, world, endpoint, source, recorder, prices_file):
+    from .planners import make_planner
+
+    if endpoint is None:
+        return make_planner(name, source=source)
+    from .accounting import PriceTable
+
+    options = {'prices': PriceTable.load(prices_file)}
+    if recorder is not None and hasattr(recorder, 'llm_call'):
+        from .recording import RecordedChatClient
+
+        options['wrap_client'] = lambda client: RecordedChatClient(client, recorder)
+    planner = make_planner(name, primitives=world.primitives, endpoint=endpoint, **options)
+    planner.on_call = lambda record: print(f'[llm] {planner.ledger.progress()}', flush=True)
+    return planner
 
 
 def _replay(args: argparse.Namespace) -> int:

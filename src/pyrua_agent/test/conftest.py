@@ -5,9 +5,8 @@ import threading
 import time
 
 import numpy as np
-import pytest
-
 from pyrua_agent.runtime import CellRuntime
+import pytest
 
 
 @pytest.fixture(autouse=True)

@@ -2,9 +2,8 @@
 
 import json
 
-import pytest
-
 from pyrua_agent.accounting import CallRecord, InfraEvent, Ledger, ModelPrice, PriceTable
+import pytest
 
 
 def _record(input_tokens=1000, cached=0, output=100, cost=0.01, images=1):

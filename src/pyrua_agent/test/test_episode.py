@@ -1,12 +1,11 @@
 """The episode loop with the script planner over plain host-side primitives (no robot)."""
 
-import pytest
-
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeWorld, run_episode
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
+import pytest
 
 
 class Counter:

@@ -5,11 +5,17 @@ import urllib.error
 import urllib.request
 
 import openai
-import pytest
-
 from pyrua_agent.llm.tokens import message_tokens, prompt_tokens, text_tokens, tools_tokens
-from pyrua_agent.testing import (cached_prefix_tokens, check_chat_request, code_turn,
-                                 LoopbackLLMServer, ScriptedFault, ScriptedReply, text_turn)
+from pyrua_agent.testing import (
+    cached_prefix_tokens,
+    check_chat_request,
+    code_turn,
+    LoopbackLLMServer,
+    ScriptedFault,
+    ScriptedReply,
+    text_turn,
+)
+import pytest
 
 
 @pytest.fixture(scope='module')

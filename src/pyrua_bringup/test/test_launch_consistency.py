@@ -7,9 +7,6 @@ Launch files are parsed with ``ast``, never executed. Each failure names what to
 import ast
 from pathlib import Path
 
-import pytest
-import yaml
-
 from pyrua_agent.ros.config import AgentNodeConfig
 from pyrua_primitives.conversions.actions import ACTIONS
 from pyrua_primitives.conversions.interfaces import interface_definitions
@@ -17,6 +14,8 @@ from pyrua_primitives.ros import names
 from pyrua_primitives.ros.config import PrimitivesNodeConfig, RosStationConfig
 from pyrua_primitives.ros.parameters import check_overrides, parameter_defaults
 from pyrua_sim.ros.config import SimNodeConfig
+import pytest
+import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
 SRC = BRINGUP.parent

@@ -4,13 +4,12 @@ import dataclasses
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_agent.accounting import CallRecord
 from pyrua_agent.episode import EpisodeResult
 from pyrua_agent.runtime.results import CellResult, ImageObservation, PrimitiveCall
 from pyrua_primitives.conversions import from_message, to_fields
 from pyrua_sim.evaluator import EvaluationResult
+import pytest
 
 MIRRORS = [
     # (message type, dataclass, envelope fields only in the message, dataclass fields left out)

@@ -13,12 +13,11 @@ import pytest
 rclpy = pytest.importorskip('rclpy', reason='needs ROS 2 (rclpy): run in the docker/ image')
 pytest.importorskip('pyrua_msgs.action', reason='needs the built pyrua_msgs (colcon build)')
 
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
-from rclpy.node import Node  # noqa: E402
-
-from pyrua_agent.ros.action_transport import ActionTransport  # noqa: E402
+from pyrua_agent.ros.action_transport import ActionTransport  # noqa: E402, I100
 from pyrua_primitives.results import GripperResult, MoveResult  # noqa: E402
 from pyrua_primitives.ros.primitives_node import PrimitivesNode  # noqa: E402
+from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from rclpy.node import Node  # noqa: E402
 
 pytestmark = pytest.mark.ros
 

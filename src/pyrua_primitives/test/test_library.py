@@ -3,10 +3,9 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
 from pyrua_sim.twin import load_twin
+import pytest
 
 TABLE_Z = 0.765
 

@@ -2,12 +2,11 @@ import dataclasses
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.forward import tcp_pose
 from pyrua_primitives.kinematics.orientation import closing_heading_rad
 from pyrua_primitives.motion import MotionConfig, MotionScene, plan_joint_move, plan_move
+import pytest
 
 # Reachable top-down targets for the left arm (world frame; base at (-0.3, -0.45), table 0.765).
 TARGET = (-0.25, -0.12, 0.85)

@@ -2,12 +2,11 @@ import math
 import re
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics.forward import tcp_pose
 from pyrua_primitives.kinematics.path import JointTrajectory, line_path
 from pyrua_primitives.motion import MotionScene
 from pyrua_primitives.safety import check_trajectory, SafetyConfig, segment_distances
+import pytest
 
 # A mid-table top-down pose of the left arm (base frame: 0.3 m out, 0.08 m up).
 READY = np.array([0.0, 1.6, 1.1, -1.07, 0.0, 0.0])

@@ -13,7 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import mujoco
 import numpy as np
-
 from pyrua_primitives.station import CameraFrame, CameraIntrinsics, CameraModel
 
 from .errors import RendererUnavailable

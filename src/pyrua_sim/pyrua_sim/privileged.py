@@ -12,7 +12,6 @@ import threading
 
 import mujoco
 import numpy as np
-
 from pyrua_primitives.naming import unknown_name
 
 

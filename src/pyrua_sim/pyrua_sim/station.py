@@ -19,7 +19,6 @@ import threading
 
 import mujoco
 import numpy as np
-
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.naming import unknown_name
 from pyrua_primitives.station import (

@@ -10,7 +10,6 @@ therefore stays inside them.
 from __future__ import annotations
 
 import numpy as np
-
 from pyrua_primitives.station import ARM_DOF
 
 

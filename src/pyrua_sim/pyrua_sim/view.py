@@ -12,7 +12,6 @@ from pathlib import Path
 import textwrap
 
 import numpy as np
-
 from pyrua_primitives.station import CAMERAS
 
 SHEET_TILE = (320, 240)

@@ -6,11 +6,10 @@ it picks the headless GL backend that MuJoCo reads once, at import.
 """
 
 import numpy as np
-import pytest
-
 from pyrua_sim.config import StationConfig
 from pyrua_sim.model import station_spec
 from pyrua_sim.station import MujocoStation
+import pytest
 
 CUBE_HALF_M = 0.025
 CUBE_MASS_KG = 0.08

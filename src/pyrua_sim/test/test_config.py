@@ -2,10 +2,9 @@
 
 import dataclasses
 
-import pytest
-
 from pyrua_sim.config import StationConfig
 from pyrua_sim.errors import ConfigError
+import pytest
 
 
 def test_defaults_render_640x480_rgb_only_at_125_hz():

@@ -1,12 +1,11 @@
 import dataclasses
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.station import ARMS, CAMERAS
 from pyrua_sim.evaluator import EvaluationResult, SimEvaluator
 from pyrua_sim.layout import TABLE_Z
 from pyrua_sim.twin import load_twin
+import pytest
 
 
 @pytest.fixture(scope='module')

@@ -2,9 +2,8 @@
 
 import mujoco
 import numpy as np
-import pytest
-
 from pyrua_sim.model import MODEL_DIR, station_spec
+import pytest
 
 ARM_BASES = {'left': (-0.30, -0.45, 0.765), 'right': (0.30, -0.45, 0.765)}
 # X5A zero-pose origins in the base frame (reference arx_x5.md section 1.2, DERIVED FK)

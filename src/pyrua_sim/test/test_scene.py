@@ -1,11 +1,10 @@
 import mujoco
 import numpy as np
-import pytest
-
 from pyrua_sim.layout import TABLE_Z
 from pyrua_sim.scene import build_scene
 from pyrua_sim.tasks import SceneState, TASKS
 from pyrua_sim.tasks.predicates import button_press_m, in_bowl, peg_inserted, PRESSED_M, stacked_on
+import pytest
 
 
 def _hold_arms(model, data):

@@ -4,14 +4,13 @@ import threading
 
 import mujoco
 import numpy as np
-import pytest
-
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.station import CAMERAS, Station
 from pyrua_sim.config import StationConfig
 from pyrua_sim.errors import ConfigError, ModelError
 from pyrua_sim.model import station_spec
 from pyrua_sim.station import CAMERA_MJCF_NAMES, MujocoStation
+import pytest
 
 HOME_LEFT = np.array([-0.127, 1.302, 1.504, -1.14, 0.375, -0.245])
 

@@ -3,10 +3,9 @@
 import dataclasses
 
 import numpy as np
-import pytest
-
 from pyrua_primitives import station as station_api
 from pyrua_sim.privileged import PrivilegedState
+import pytest
 
 OBJECT_WORDS = ('object', 'pose', 'cube', 'block', 'body', 'truth', 'success', 'task')
 

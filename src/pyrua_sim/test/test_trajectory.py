@@ -1,10 +1,9 @@
 """Joint interpolation: through every waypoint, no overshoot, refusals with reasons."""
 
 import numpy as np
-import pytest
-
 from pyrua_sim.arms import MAX_VELOCITY_RAD_S
 from pyrua_sim.trajectory import JointTrajectory, refusal
+import pytest
 
 LOWER = np.full(6, -1.0)
 UPPER = np.full(6, 1.0)

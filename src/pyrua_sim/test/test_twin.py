@@ -1,10 +1,9 @@
 import numpy as np
-import pytest
-
 from pyrua_primitives.station import Station
 from pyrua_sim.errors import LayoutError
 from pyrua_sim.evaluator import SimEvaluator
 from pyrua_sim.twin import load_twin
+import pytest
 
 
 @pytest.fixture(scope='module')

@@ -1,7 +1,6 @@
 import cv2
-import pytest
-
 from pyrua_sim.view import contact_sheet, render_views
+import pytest
 
 
 def test_render_views_writes_three_camera_pngs_per_layout(tmp_path):

@@ -23,7 +23,6 @@ import threading
 from typing import Any
 
 import numpy as np
-
 from pyrua_primitives.errors import MissingDependency
 from pyrua_primitives.station import CameraFrame, CAMERAS, JointState
 

@@ -7,10 +7,22 @@ LiteLLM); accounting comes from the usage each response reports.
 
 from .client import ChatClient, ChatReply, RawToolCall
 from .config import EndpointConfig
-from .errors import (ContextOverflow, EndpointConfigError, EndpointRejected,
-                     EndpointUnavailable, LLMError)
-from .messages import (assistant_message, attach_image, ImageAttachment, system_message,
-                       tool_result_messages, ToolOutput, user_message)
+from .errors import (
+                     ContextOverflow,
+                     EndpointConfigError,
+                     EndpointRejected,
+                     EndpointUnavailable,
+                     LLMError,
+)
+from .messages import (
+                     assistant_message,
+                     attach_image,
+                     ImageAttachment,
+                     system_message,
+                     tool_result_messages,
+                     ToolOutput,
+                     user_message,
+)
 from .schema import function_schema
 from .tools import parse_tool_call, ParseResult, python_tool, PYTHON_TOOL_NAME
 

@@ -21,8 +21,7 @@ from typing import Any
 import openai
 
 from .config import EndpointConfig, OPENAI_BASE_URL
-from .errors import (ContextOverflow, EndpointConfigError, EndpointRejected,
-                     EndpointUnavailable)
+from .errors import ContextOverflow, EndpointConfigError, EndpointRejected, EndpointUnavailable
 from .messages import assistant_message
 from .tokens import count_images
 from ..accounting import CallRecord, InfraEvent, Ledger, PriceTable

@@ -61,14 +61,18 @@ class ConversationPlanner(ABC):
         ``planner.ledger.progress()`` for a person watching).
     :param image_detail: OpenAI image detail of every image sent.
     :param image_format: ``'png'`` or ``'jpeg'``.
+    :param wrap_client: wraps each episode's ``ChatClient`` (the recorder's
+        ``RecordedChatClient`` records every call this way).
     """
 
     name = 'conversation'
 
     def __init__(self, endpoint: EndpointConfig, *, prices: PriceTable | None = None,
                  on_call: OnCall | None = None, image_detail: str = 'auto',
-                 image_format: str = 'png') -> None:
+                 image_format: str = 'png',
+                 wrap_client: Callable[[ChatClient], Any] | None = None) -> None:
         self.endpoint = endpoint
+        self.wrap_client = wrap_client
         self.prices = prices if prices is not None else PriceTable.load()
         self.on_call = on_call
         self.image_detail = image_detail
@@ -108,7 +112,8 @@ class ConversationPlanner(ABC):
         """Start a new conversation (and a new ledger) for the episode of ``card``."""
         self.close()
         self.ledger = Ledger()
-        self._client = ChatClient(self.endpoint, ledger=self.ledger, prices=self.prices)
+        client = ChatClient(self.endpoint, ledger=self.ledger, prices=self.prices)
+        self._client = self.wrap_client(client) if self.wrap_client is not None else client
         self._budgets = budgets
         self.tools = self.build_tools(card)
         self.messages = [

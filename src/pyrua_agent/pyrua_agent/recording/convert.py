@@ -18,9 +18,8 @@ import math
 from typing import Any
 
 import numpy as np
-from rosbags.interfaces import Nodetype
-
 from pyrua_primitives.station import CameraFrame, CameraModel, JointState
+from rosbags.interfaces import Nodetype
 
 from . import topics
 

@@ -27,7 +27,6 @@ import threading
 from typing import Any
 
 import numpy as np
-
 from pyrua_primitives.library import ACTING, PrimitiveLibrary
 
 from .rebuild import rebuild_error, rebuild_result, return_hint

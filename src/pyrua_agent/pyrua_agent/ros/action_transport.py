@@ -15,16 +15,15 @@ from collections.abc import Callable, Mapping
 import inspect
 from typing import Any
 
-from rclpy.action import ActionClient
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.node import Node
-
 from pyrua_primitives.conversions.actions import ACTIONS, goal_fields, goal_value
 from pyrua_primitives.conversions.fields import message_to_dict
 from pyrua_primitives.errors import PrimitiveError
 from pyrua_primitives.ros.action_goal import ActionGoal
 from pyrua_primitives.ros.messages import interface_class, make
 from pyrua_primitives.ros.names import action_name
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
 
 from ..runtime.transport import FeedbackCallback, InProcessTransport
 

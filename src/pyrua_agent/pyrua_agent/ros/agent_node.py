@@ -19,17 +19,16 @@ import sys
 import threading
 from typing import Any
 
-import rclpy
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.node import Node
-
 from pyrua_primitives.errors import PrimitiveError
 from pyrua_primitives.library import ACTING, PrimitiveLibrary
 from pyrua_primitives.ros.messages import interface_class
 from pyrua_primitives.ros.names import RESET_TASK, TASK_STATUS
 from pyrua_primitives.ros.params import config_from_node
 from pyrua_primitives.ros.ros_station import RosStation
+import rclpy
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
 
 from .action_transport import ActionTransport
 from .config import AgentNodeConfig, FILE_PLANNERS

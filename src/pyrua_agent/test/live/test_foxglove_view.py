@@ -8,13 +8,12 @@ import struct
 import sys
 
 import numpy as np
-import pytest
-
 from pyrua_agent.live import FoxgloveLiveView, ObserverFanout, require_foxglove
 from pyrua_agent.recording import topics
 from pyrua_primitives.errors import MissingDependency
 from pyrua_primitives.results import MoveResult
 from pyrua_primitives.station import CameraFrame, CameraIntrinsics, CameraModel, JointState
+import pytest
 
 PROTOCOL = 'foxglove.sdk.v1'
 

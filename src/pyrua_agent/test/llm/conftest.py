@@ -2,11 +2,10 @@
 
 import os
 
-import pytest
-
 from pyrua_agent.accounting import Ledger
 from pyrua_agent.llm import ChatClient, EndpointConfig
 from pyrua_agent.testing import LoopbackLLMServer
+import pytest
 
 
 @pytest.fixture(autouse=True)

@@ -2,14 +2,20 @@
 
 import json
 
-import pytest
-
 from pyrua_agent.accounting import PriceTable
-from pyrua_agent.llm import (ChatClient, ContextOverflow, EndpointConfig, EndpointConfigError,
-                             EndpointRejected, EndpointUnavailable, python_tool,
-                             system_message, user_message)
-from pyrua_agent.testing import (code_turn, ScriptedFault, ScriptedReply, ScriptedStall,
-                                 text_turn)
+from pyrua_agent.llm import (
+    ChatClient,
+    ContextOverflow,
+    EndpointConfig,
+    EndpointConfigError,
+    EndpointRejected,
+    EndpointUnavailable,
+    python_tool,
+    system_message,
+    user_message,
+)
+from pyrua_agent.testing import code_turn, ScriptedFault, ScriptedReply, ScriptedStall, text_turn
+import pytest
 
 LONG_SYSTEM = 'You control a dual-arm robot station through Python. ' * 200
 

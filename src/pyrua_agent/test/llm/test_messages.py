@@ -4,11 +4,17 @@ import base64
 
 import cv2
 import numpy as np
-import pytest
-
-from pyrua_agent.llm import (attach_image, EndpointRejected, python_tool, system_message,
-                             tool_result_messages, ToolOutput, user_message)
+from pyrua_agent.llm import (
+    attach_image,
+    EndpointRejected,
+    python_tool,
+    system_message,
+    tool_result_messages,
+    ToolOutput,
+    user_message,
+)
 from pyrua_agent.testing import code_turn, text_turn
+import pytest
 
 
 def _frame(height=48, width=64):

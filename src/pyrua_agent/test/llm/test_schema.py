@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, Optional
 
-import pytest
-
 from pyrua_agent.llm import function_schema
 from pyrua_agent.llm.schema import parse_docstring
+import pytest
 
 
 def move_to(arm: Literal['left', 'right'], xyz_m: Sequence[float], speed_mps: float = 0.1,

@@ -1,11 +1,15 @@
 """Token counts: the offline o200k tokenizer and OpenAI's image formula."""
 
 import numpy as np
-import pytest
-
 from pyrua_agent.llm import attach_image, user_message
-from pyrua_agent.llm.tokens import (content_tokens, data_url_size, image_tokens,
-                                    prompt_tokens, text_tokens)
+from pyrua_agent.llm.tokens import (
+    content_tokens,
+    data_url_size,
+    image_tokens,
+    prompt_tokens,
+    text_tokens,
+)
+import pytest
 
 
 def test_o200k_counts_known_strings():

@@ -6,8 +6,15 @@ from collections.abc import Sequence
 import json
 from typing import Literal
 
-from pyrua_agent.llm import (function_schema, parse_tool_call, python_tool, system_message,
-                             tool_result_messages, ToolOutput, user_message)
+from pyrua_agent.llm import (
+    function_schema,
+    parse_tool_call,
+    python_tool,
+    system_message,
+    tool_result_messages,
+    ToolOutput,
+    user_message,
+)
 from pyrua_agent.testing import text_turn, tool_turn
 
 

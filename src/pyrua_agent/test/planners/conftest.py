@@ -13,13 +13,12 @@ from collections.abc import Sequence
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_agent.episode import EpisodeWorld
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.testing import LoopbackLLMServer
 from pyrua_primitives.results import GripperResult, MoveResult
+import pytest
 
 CAMERAS = ('head', 'left_wrist')
 

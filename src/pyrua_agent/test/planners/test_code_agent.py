@@ -3,8 +3,6 @@
 import dataclasses
 import json
 
-import pytest
-
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import run_episode
 from pyrua_agent.planners import CodeAgentPlanner
@@ -19,6 +17,7 @@ from pyrua_agent.testing import (
     text_turn,
     tool_turn,
 )
+import pytest
 
 
 def _run(station, endpoint, budgets=None, **kwargs):

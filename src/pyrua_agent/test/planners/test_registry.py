@@ -1,7 +1,5 @@
 """Planners by name: one registry, refusals that list the valid names."""
 
-import pytest
-
 from pyrua_agent.planners import (
     CodeAgentPlanner,
     make_planner,
@@ -9,6 +7,7 @@ from pyrua_agent.planners import (
     ScriptPlanner,
     ToolCallingPlanner,
 )
+import pytest
 
 
 def test_registry_names_every_planner():

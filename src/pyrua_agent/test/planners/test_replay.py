@@ -2,11 +2,10 @@
 
 import json
 
-import pytest
-
 from pyrua_agent.episode import run_episode
 from pyrua_agent.planners import make_planner, ReplayPlanner
 from pyrua_agent.planners.replay import read_transcript
+import pytest
 
 
 def _write(path, records):

@@ -2,8 +2,6 @@
 
 import math
 
-import pytest
-
 from pyrua_agent.episode import run_episode
 from pyrua_agent.llm import function_schema
 from pyrua_agent.planners import ToolCallingPlanner
@@ -16,6 +14,7 @@ from pyrua_agent.planners.tool_calling import (
 )
 from pyrua_agent.prompt import prompt_text, tools_api_reference
 from pyrua_agent.testing import ScriptedCall, ScriptedReply, text_turn, tool_turn
+import pytest
 
 PICK_PLACE_CALLS = (
     ('locate', {'query': 'block'}),

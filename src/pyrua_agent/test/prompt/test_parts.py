@@ -1,8 +1,6 @@
 """Prompt parts: package texts, the system prompt of each interface and the task card."""
 
 import numpy as np
-import pytest
-
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.prompt import (
     INTERFACES,
@@ -11,6 +9,7 @@ from pyrua_agent.prompt import (
     task_card_message,
     task_card_text,
 )
+import pytest
 
 
 def test_every_interface_prompt_has_intro_reference_and_notes():

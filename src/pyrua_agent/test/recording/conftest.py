@@ -4,8 +4,6 @@ import json
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
-
 from pyrua_agent.episode import EpisodeWorld
 from pyrua_agent.llm import (
     attach_image,
@@ -21,6 +19,7 @@ from pyrua_agent.planners.base import Cell, Finish, TaskCard
 from pyrua_agent.testing import LoopbackLLMServer
 from pyrua_primitives.results import MoveResult
 from pyrua_primitives.station import CameraFrame, CameraIntrinsics, CameraModel, JointState
+import pytest
 
 INTRINSICS = CameraIntrinsics(width=64, height=48, fx=50.0, fy=50.0, cx=32.0, cy=24.0)
 # Head camera 1 m above the table looking straight down (optical z = world -z).

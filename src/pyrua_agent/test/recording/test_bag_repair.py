@@ -11,14 +11,13 @@ from mcap.exceptions import EndOfFile
 from mcap.records import Message
 from mcap.stream_reader import StreamReader
 import numpy as np
-import pytest
-from rosbags.highlevel import AnyReader
-
 from pyrua_agent.recording import read_bag, read_transcript, repair_bag, topics
 from pyrua_agent.recording.bag_repair import find_mcap, scan_mcap
 from pyrua_agent.recording.bag_writer import BagWriter
 from pyrua_agent.recording.convert import image_message, json_message
 from pyrua_agent.recording.msg_types import load_project_types
+import pytest
+from rosbags.highlevel import AnyReader
 
 # A recording episode in a child process: every cell prints a marker line to stdout after
 # it was recorded, then the next cell blocks until the parent kills the process.

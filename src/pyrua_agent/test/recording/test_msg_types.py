@@ -3,13 +3,12 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_agent.recording.convert import dataclass_message, typed_message
 from pyrua_agent.recording.msg_types import find_msgs_dir, load_project_types
 from pyrua_primitives.conversions.interfaces import split_sections
 from pyrua_primitives.perception.locate import LocateResult
 from pyrua_primitives.results import GripperResult, MoveResult
+import pytest
 
 ACTION = """# goal
 string name  # what

@@ -6,9 +6,6 @@ import json
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import numpy as np
-import pytest
-from rosbags.highlevel import AnyReader
-
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.recording import (
@@ -24,6 +21,8 @@ from pyrua_agent.recording import (
 from pyrua_agent.recording.bag_repair import find_mcap
 from pyrua_agent.recording.recorder import default_run_dir
 from pyrua_agent.testing import code_turn, text_turn
+import pytest
+from rosbags.highlevel import AnyReader
 
 CELLS = (
     "robo.show('head', 'the table')\nprint('looked')",

@@ -4,11 +4,10 @@ import base64
 import json
 
 import numpy as np
-import pytest
-
 from pyrua_agent.llm import attach_image, user_message
 from pyrua_agent.recording import read_cells, read_transcript
 from pyrua_agent.recording.transcript import history_suffix, TranscriptWriter
+import pytest
 
 
 def test_each_record_is_on_disk_before_close(tmp_path):

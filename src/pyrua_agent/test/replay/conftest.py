@@ -6,8 +6,6 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
-
 from pyrua_agent.episode import EpisodeWorld
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.planners.percent import parse_percent
@@ -22,6 +20,7 @@ from pyrua_primitives.station import (
     check_arm,
     JointState,
 )
+import pytest
 
 INTRINSICS = CameraIntrinsics(width=32, height=24, fx=30.0, fy=30.0, cx=16.0, cy=12.0)
 POSE = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.3], [0.0, 0.0, -1.0, 1.0],

@@ -1,10 +1,9 @@
 """Bag primitives answer from the recording only, cell by cell, and refuse anything else."""
 
-import pytest
-
 from pyrua_agent.recording import read_bag
 from pyrua_agent.replay import bag_world, BagPrimitives, ReplayDivergence
 from pyrua_primitives.results import MoveResult
+import pytest
 
 
 def test_a_cell_answers_its_recorded_calls_in_order_and_refuses_others(toy_run):

@@ -3,8 +3,6 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_agent.recording.convert import plain
 from pyrua_agent.replay.rebuild import rebuild_error, rebuild_result, return_hint
 from pyrua_primitives.library import PrimitiveLibrary
@@ -12,6 +10,7 @@ from pyrua_primitives.perception.locate import LocateResult
 from pyrua_primitives.perception.projection import BackProjectResult
 from pyrua_primitives.results import ArmPose
 from pyrua_primitives.station import JointState
+import pytest
 
 
 def _record(value):

@@ -3,7 +3,6 @@
 import shutil
 
 import numpy as np
-
 from pyrua_agent.recording import read_bag
 from pyrua_agent.replay import BagPrimitives, replay_episode, write_script
 

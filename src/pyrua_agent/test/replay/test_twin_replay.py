@@ -1,13 +1,12 @@
 """Record a twin episode and replay it against its bag: identical outputs, then one change."""
 
 import numpy as np
-import pytest
-
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.recording import Recorder, run_recorded_episode
 from pyrua_agent.replay import replay_episode, write_script
 from pyrua_agent.world import open_twin_world
+import pytest
 
 PROGRAM = """
 # %% state

@@ -8,8 +8,6 @@ import subprocess
 
 import cv2
 import numpy as np
-import pytest
-
 from pyrua_agent.accounting import CallRecord, Ledger
 from pyrua_agent.episode import EpisodeResult
 from pyrua_agent.llm import ChatReply, RawToolCall, system_message, user_message
@@ -18,6 +16,7 @@ from pyrua_agent.recording import Recorder
 from pyrua_agent.report import write_report
 from pyrua_agent.runtime import CellResult
 from pyrua_agent.runtime.results import ImageObservation, PrimitiveCall
+import pytest
 
 CODE = "robo.show('head', 'where is the cup?')\nprint(robo.locate('red cup'))"
 OUTPUT = ('[image 1: head — where is the cup?]\n'

@@ -7,10 +7,9 @@ import threading
 import time
 
 import numpy as np
-import pytest
-
 from pyrua_agent.errors import RuntimeClosed
 from pyrua_agent.runtime import CellRuntime
+import pytest
 
 
 def test_variables_functions_and_imports_persist_across_cells(make_runtime):

@@ -1,8 +1,7 @@
 """CappedText: head and tail kept, the cut counted, offsets mapped into the rendered text."""
 
-import pytest
-
 from pyrua_agent.runtime.output import CappedText
+import pytest
 
 
 def test_text_within_the_limit_is_returned_whole():

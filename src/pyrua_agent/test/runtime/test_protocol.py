@@ -4,10 +4,9 @@ import os
 import pickle
 
 import numpy as np
-import pytest
-
 from pyrua_agent.runtime import protocol
 from pyrua_primitives import CameraIntrinsics
+import pytest
 
 
 def test_plain_data_arrays_and_pyrua_dataclasses_round_trip():

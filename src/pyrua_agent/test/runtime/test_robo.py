@@ -3,9 +3,8 @@
 import inspect
 import pydoc
 
-import pytest
-
 from pyrua_agent.runtime.robo import primitive_spec, Robo
+import pytest
 
 
 def locate(query: str, cameras: tuple[str, ...] | None = None, *, cancel=None) -> dict:

@@ -2,9 +2,8 @@
 
 import threading
 
-import pytest
-
 from pyrua_agent.runtime import InProcessTransport
+import pytest
 
 
 def _wait_cancel(duration_s, *, cancel):

@@ -15,7 +15,6 @@ import time
 from moveit.core.robot_state import RobotState
 from moveit.planning import MoveItPy
 import numpy as np
-
 from pyrua_primitives.station import TrajectoryResult
 
 

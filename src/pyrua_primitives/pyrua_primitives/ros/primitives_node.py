@@ -14,15 +14,14 @@ import functools
 import sys
 from typing import Any
 
+from pyrua_primitives.cancel import CancelToken
+from pyrua_primitives.conversions.actions import ACTIONS, result_to_message
+from pyrua_primitives.library import PrimitiveLibrary
 import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
-
-from pyrua_primitives.cancel import CancelToken
-from pyrua_primitives.conversions.actions import ACTIONS, result_to_message
-from pyrua_primitives.library import PrimitiveLibrary
 
 from .config import PrimitivesNodeConfig
 from .goal_execution import execute_goal

@@ -20,16 +20,6 @@ from typing import Any
 
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 import numpy as np
-from rclpy.action import ActionClient
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.duration import Duration
-from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
-from rclpy.time import Time
-from sensor_msgs.msg import CameraInfo, Image
-from sensor_msgs.msg import JointState as JointStateMsg
-from tf2_ros import Buffer, TransformException, TransformListener
-
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.conversions.camera_info import camera_info_to_intrinsics
 from pyrua_primitives.conversions.control import (
@@ -57,6 +47,15 @@ from pyrua_primitives.station import (
     JointState,
     TrajectoryResult,
 )
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.duration import Duration
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from rclpy.time import Time
+from sensor_msgs.msg import CameraInfo, Image
+from sensor_msgs.msg import JointState as JointStateMsg
+from tf2_ros import Buffer, TransformException, TransformListener
 
 from .action_goal import ActionGoal
 from .config import RosStationConfig

@@ -3,8 +3,6 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.conversions.actions import (
     call_from_goal,
     error_reason,
@@ -13,6 +11,7 @@ from pyrua_primitives.conversions.actions import (
     raise_from_reason,
 )
 from pyrua_primitives.errors import PrimitiveError
+import pytest
 
 
 @pytest.mark.parametrize('primitive, arguments, expected', [

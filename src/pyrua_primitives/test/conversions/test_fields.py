@@ -4,12 +4,11 @@ from dataclasses import dataclass
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.conversions import from_message, message_field_names, to_fields
 from pyrua_primitives.conversions.actions import result_from_message, result_to_message
 from pyrua_primitives.perception.locate import LocateResult
 from pyrua_primitives.results import GripperResult, MoveResult
+import pytest
 
 
 def test_move_result_survives_message_and_cdr(typestore, make):

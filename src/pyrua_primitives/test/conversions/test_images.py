@@ -1,8 +1,6 @@
 """numpy <-> sensor_msgs/Image and CameraInfo <-> CameraIntrinsics, through CDR."""
 
 import numpy as np
-import pytest
-
 from pyrua_primitives import CameraIntrinsics
 from pyrua_primitives.conversions.camera_info import (
     camera_info_to_intrinsics,
@@ -15,6 +13,7 @@ from pyrua_primitives.conversions.images import (
     rgb_to_image,
 )
 from pyrua_primitives.conversions.stamps import stamp_fields, stamp_to_s
+import pytest
 
 IMAGE = 'sensor_msgs/msg/Image'
 

@@ -1,8 +1,6 @@
 """JointState, JointTrajectory, GripperCommand and TF conversions, through CDR."""
 
 import numpy as np
-import pytest
-
 from pyrua_primitives import JointState, TrajectoryResult
 from pyrua_primitives.conversions.control import (
     gripper_outcome,
@@ -27,6 +25,7 @@ from pyrua_primitives.conversions.transforms import (
     transform_to_matrix,
     tuple_to_pose,
 )
+import pytest
 
 
 def _cdr(typestore, message, type_name):

@@ -1,10 +1,9 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.forward import link_frames, tcp_jacobian, tcp_pose
+import pytest
 
 # Reference §1.2 "zero-pose origins in base frame (DERIVED FK)", metres.
 ZERO_POSE_ORIGINS = {

@@ -1,11 +1,10 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.forward import tcp_pose
 from pyrua_primitives.kinematics.inverse import solve_ik
+import pytest
 
 LOWER, UPPER = arx_x5.LOWER_LIMITS_RAD, arx_x5.UPPER_LIMITS_RAD
 

@@ -1,8 +1,6 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics.orientation import (
     approach_tilt_rad,
     check_heading,
@@ -13,6 +11,7 @@ from pyrua_primitives.kinematics.orientation import (
     rotation_log,
     top_down_rotation,
 )
+import pytest
 
 
 @pytest.mark.parametrize('heading', [-1.2, 0.0, 0.7, 1.5])

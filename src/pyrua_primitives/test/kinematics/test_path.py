@@ -1,8 +1,6 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.forward import tcp_pose
 from pyrua_primitives.kinematics.orientation import top_down_rotation
@@ -12,6 +10,7 @@ from pyrua_primitives.kinematics.path import (
     line_path,
     time_waypoints,
 )
+import pytest
 
 MOUNT = np.eye(4)
 MOUNT[:3, :3] = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]

@@ -1,13 +1,12 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.forward import tcp_pose
 from pyrua_primitives.kinematics.inverse import solve_ik
 from pyrua_primitives.kinematics.orientation import top_down_rotation
 from pyrua_primitives.kinematics.top_down import envelope_reason, planar_shapes, top_down_seeds
+import pytest
 
 # The top-down envelope the task programs rely on: TCP height above the table (= base plane)
 # -> farthest horizontal distance from the base axis. Above ~0.115 m no top-down grasp

@@ -7,12 +7,11 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
-
 from pyrua_primitives import CameraFrame, CameraIntrinsics, CameraModel
 
 # Imported before mujoco (inside render_frames): it picks the headless GL backend.
 import pyrua_sim  # noqa: F401
+import pytest
 
 TABLE_Z = 0.765
 HEAD_POS = (0.0, -0.41, 1.308)

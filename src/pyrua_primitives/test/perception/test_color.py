@@ -1,10 +1,9 @@
 import cv2
 import numpy as np
-import pytest
-
 from pyrua_primitives import CameraFrame, CameraIntrinsics, CameraModel
 from pyrua_primitives.perception import make_segmenter, parse_query, UnsupportedQuery
 from pyrua_primitives.perception.color import colour_labels
+import pytest
 
 
 def _frame(rgb: np.ndarray) -> CameraFrame:

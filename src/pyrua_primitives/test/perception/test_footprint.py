@@ -1,9 +1,8 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.perception.footprint import fit_footprint
+import pytest
 
 
 def _square(cx, cy, side, yaw_deg, step=0.0005):

@@ -2,10 +2,9 @@ import math
 import re
 
 import numpy as np
-import pytest
-
 from pyrua_primitives import CameraFrame
 from pyrua_primitives.perception import locate, make_segmenter
+import pytest
 
 
 @pytest.fixture(scope='session')

@@ -1,10 +1,9 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.perception import locate, make_segmenter
 from pyrua_primitives.perception.oracle import PrivilegedRefused
+import pytest
 
 
 def test_oracle_is_refused_unless_privileged_access_is_explicit():

@@ -1,10 +1,9 @@
 import math
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.perception import back_project, camera_meta
 from pyrua_primitives.perception.projection import project_points
+import pytest
 
 TABLE_Z = 0.765
 

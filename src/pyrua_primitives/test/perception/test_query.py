@@ -1,6 +1,5 @@
-import pytest
-
 from pyrua_primitives.perception import NOUNS, ObjectQuery, parse_query
+import pytest
 
 
 def test_parse_query_reads_qualifier_colour_and_noun():

@@ -1,10 +1,9 @@
 import importlib.util
 
 import numpy as np
-import pytest
-
 from pyrua_primitives import CameraFrame, CameraIntrinsics, CameraModel, MissingDependency
 from pyrua_primitives.perception import make_segmenter, parse_query
+import pytest
 
 HAVE_TORCH = importlib.util.find_spec('torch') is not None
 

@@ -1,6 +1,5 @@
-import pytest
-
 from pyrua_primitives.perception import DEFAULT_SEGMENTER, make_segmenter, SEGMENTERS
+import pytest
 
 
 def test_registry_holds_the_three_backends_and_color_is_default():

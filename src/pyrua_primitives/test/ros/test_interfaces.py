@@ -4,10 +4,9 @@ import dataclasses
 import re
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.conversions.actions import ACTIONS, goal_fields
 from pyrua_primitives.conversions.interfaces import interface_definitions, interface_dir
+import pytest
 
 FIELD_NAME = re.compile(r'^[a-z][a-z0-9_]*$')
 TYPE_NAME = re.compile(r'^[A-Z][A-Za-z0-9]*$')

@@ -3,8 +3,6 @@
 from dataclasses import dataclass, field
 import math
 
-import pytest
-
 from pyrua_primitives.library import LibraryConfig
 from pyrua_primitives.ros.config import PrimitivesNodeConfig, RosStationConfig
 from pyrua_primitives.ros.parameters import (
@@ -13,6 +11,7 @@ from pyrua_primitives.ros.parameters import (
     flatten,
     parameter_defaults,
 )
+import pytest
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,9 +3,8 @@
 import time
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.vla import PolicyClient, PolicyError, VlaConfig, WebsocketPolicyClient
+import pytest
 
 
 def _client(port, **kwargs):

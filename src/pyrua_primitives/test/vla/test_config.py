@@ -1,8 +1,7 @@
 """VlaConfig: the endpoint is parsed as host:port and every number is bounded."""
 
-import pytest
-
 from pyrua_primitives.vla import VlaConfig
+import pytest
 
 
 @pytest.mark.parametrize('endpoint, expected', [

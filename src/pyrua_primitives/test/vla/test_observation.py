@@ -1,9 +1,8 @@
 """Observation pieces: resize with padding and the normalised gripper."""
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.vla.observation import normalised_gripper, resize_with_pad
+import pytest
 
 
 def test_resize_with_pad_keeps_the_aspect_and_pads_black():

@@ -3,14 +3,13 @@
 import time
 
 import numpy as np
-import pytest
-
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.kinematics.inverse import solve_ik
 from pyrua_primitives.kinematics.orientation import top_down_rotation
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
 from pyrua_primitives.vla import VlaConfig, VlaResult
 from pyrua_sim.twin import load_twin
+import pytest
 
 TABLE_Z = 0.765
 OBSERVATION_KEYS = {'observation/image', 'observation/wrist_image', 'observation/state',

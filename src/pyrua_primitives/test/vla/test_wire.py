@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip('msgpack', reason="the vla extra: pip install 'pyrua_primitives[vla]'")
 
-from pyrua_primitives.vla.wire import pack, unpack  # noqa: E402
+from pyrua_primitives.vla.wire import pack, unpack  # noqa: E402, I100
 
 
 def test_arrays_scalars_and_text_survive_a_round_trip():

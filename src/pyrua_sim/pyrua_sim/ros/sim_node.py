@@ -17,16 +17,6 @@ from typing import Any
 
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from gazebo_msgs.srv import DeleteEntity, GetEntityState, SetEntityState, SpawnEntity
-import rclpy
-from rclpy.action import ActionServer, CancelResponse
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
-from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import CameraInfo, Image, JointState
-from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
-
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.conversions.camera_info import intrinsics_to_camera_info
 from pyrua_primitives.conversions.control import (
@@ -48,6 +38,15 @@ from pyrua_primitives.ros.messages import interface_class, make
 from pyrua_primitives.ros.params import config_from_node
 from pyrua_primitives.station import ARMS, CAMERAS
 from pyrua_sim.twin import load_twin
+import rclpy
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import CameraInfo, Image, JointState
+from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
 
 from .config import SimNodeConfig
 from .twin_host import TwinHost

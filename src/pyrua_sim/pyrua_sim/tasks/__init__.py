@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from pyrua_primitives.naming import unknown_name
 
 from ..layout import (

@@ -1,10 +1,9 @@
 """The sim node's evaluator side, ROS-free: resets, status and Gazebo-style entity operations."""
 
 import numpy as np
-import pytest
-
 from pyrua_sim.ros.twin_host import PARK_Y_M, TwinHost
 from pyrua_sim.twin import load_twin
+import pytest
 
 
 @pytest.fixture

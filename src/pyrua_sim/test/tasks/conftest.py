@@ -1,10 +1,9 @@
 """Hand-placed ground-truth states for the task tests (no simulator needed)."""
 
 import numpy as np
-import pytest
-
 from pyrua_sim.layout import BUTTON_BASE_HEIGHT_M, TABLE_Z
 from pyrua_sim.tasks import SceneState
+import pytest
 
 
 def _state(layout, moves=None, released=True, width_m=0.08, time_s=0.0):

@@ -1,6 +1,4 @@
 import numpy as np
-import pytest
-
 from pyrua_sim.layout import (
     arm_distance,
     FOOTPRINT_RADIUS_M,
@@ -9,6 +7,7 @@ from pyrua_sim.layout import (
     UnreachableLayoutError,
 )
 from pyrua_sim.tasks import DIMENSIONS, get_task, make_suite, sample_layout, TaskDef, TASKS
+import pytest
 
 EXPECTED = {
     'pick_place': 'Generalization', 'lift_object': 'Generalization',
@@ -92,7 +91,7 @@ def test_out_of_range_seed_or_index_is_refused(seed, index, match):
 
 
 def test_a_task_whose_layout_cannot_be_placed_raises_unreachable_layout():
-    from pyrua_sim.layout import Placer, make_object
+    from pyrua_sim.layout import make_object, Placer
 
     def crowded(rng):
         placer = Placer(rng)

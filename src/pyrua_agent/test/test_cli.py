@@ -1,0 +1,59 @@
+"""The ``pyrua`` command end to end on the twin: script and code-agent episodes, view, report."""
+
+import json
+
+import pytest
+
+from pyrua_agent.cli import bundled_program, main
+from pyrua_agent.planners.percent import read_percent_file
+from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn
+
+
+def test_unknown_task_is_refused_with_a_suggestion(capsys):
+    assert main(['run', '--task', 'pick_plaice', '--no-record']) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'pick_place'" in err
+
+
+def test_missing_bundled_program_lists_the_bundled_ones():
+    with pytest.raises(FileNotFoundError, match='bundled: .*pick_place'):
+        bundled_program('no_such_task')
+
+
+@pytest.mark.slow
+def test_script_episode_writes_json_recording_and_report(tmp_path, capsys):
+    out = tmp_path / 'episode.json'
+    status = main(['run', '--task', 'pick_place', '--seed', '0', '--layout', '0',
+                   '--json', str(out), '--record', str(tmp_path / 'runs')])
+    assert status == 0
+    record = json.loads(out.read_text())
+    assert record['end_reason'] == 'solved' and record['success'] is True
+    assert record['llm_calls'] == 0 and record['cost_usd'] == 0
+    printed = capsys.readouterr().out
+    assert 'end reason: solved' in printed and '--- cell 1' in printed
+    (run_dir,) = (tmp_path / 'runs').iterdir()
+    assert (run_dir / 'bag' / 'metadata.yaml').is_file()
+    assert (run_dir / 'transcript.jsonl').is_file()
+    assert main(['report', str(run_dir)]) == 0
+    assert '<html' in (run_dir / 'report.html').read_text()[:200].lower()
+
+
+@pytest.mark.slow
+def test_code_agent_episode_through_an_openai_compatible_server(tmp_path, capsys, monkeypatch):
+    cells = [cell.code for cell in read_percent_file(bundled_program('pick_place'))]
+    turns = [code_turn('instruction = ' + repr('Put the blue block in the green bowl.'))]
+    turns += [code_turn(code) for code in cells] + [text_turn('Done.')]
+    with LoopbackLLMServer(turns) as server:
+        out = tmp_path / 'episode.json'
+        status = main(['run', '--task', 'pick_place', '--seed', '0', '--planner', 'code',
+                       '--base-url', server.base_url, '--model', 'loopback-model',
+                       '--json', str(out), '--no-record'])
+        requests = list(server.requests)
+    assert status == 0
+    record = json.loads(out.read_text())
+    assert record['planner'] == 'code' and record['end_reason'] == 'solved'
+    assert record['llm_calls'] == len(requests) >= 2
+    assert record['input_tokens'] == sum(u['prompt_tokens'] for u in server.usages)
+    system = requests[0].body['messages'][0]['content']
+    assert 'robo.locate' in system and 'move_to' in system
+    assert '[llm]' in capsys.readouterr().out
