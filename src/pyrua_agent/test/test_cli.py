@@ -2,11 +2,10 @@
 
 import json
 
-import pytest
-
 from pyrua_agent.cli import bundled_program, main
 from pyrua_agent.planners.percent import read_percent_file
 from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn
+import pytest
 
 
 def test_unknown_task_is_refused_with_a_suggestion(capsys):

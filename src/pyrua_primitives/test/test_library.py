@@ -12,14 +12,14 @@ TABLE_Z = 0.765
 
 @pytest.fixture(scope='module')
 def twin():
-    """A pick_place layout whose blue block lies in front of the left arm (seed 0, index 0)."""
+    """Load a pick_place layout whose blue block lies in front of the left arm (seed 0, 0)."""
     with load_twin('pick_place', 0, 0) as loaded:
         yield loaded
 
 
 @pytest.fixture
 def lib(twin):
-    """A fresh library over the twin, reset to its layout and home pose."""
+    """Return a fresh library over the twin, reset to its layout and home pose."""
     twin.reset()
     return PrimitiveLibrary(twin.station)
 

@@ -4,9 +4,9 @@ Read Jupyter-percent files (``# %%`` cell markers) into a list of code cells.
 This is the format of the reference programs and of user scripts for the script planner:
 each ``# %%`` line starts a new cell; text after the marker on that line is the cell's title;
 ``# %% [markdown]`` cells are notes for people and are skipped. Code before the first marker
-is a cell of its own when it holds code (comment-only cells are dropped). A marker ``# %% [include] other.py`` is replaced
-by the cells of that file (relative to the including one), so programs can share a file
-of helper cells instead of copying it.
+is a cell of its own; cells with only comments are dropped. A marker
+``# %% [include] other.py`` is replaced by the cells of that file (relative to the
+including one), so programs can share a file of helper cells instead of copying it.
 """
 
 from __future__ import annotations

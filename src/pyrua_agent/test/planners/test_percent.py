@@ -1,6 +1,5 @@
-import pytest
-
 from pyrua_agent.planners.percent import parse_percent, read_percent_file
+import pytest
 
 
 def test_parse_percent_splits_cells_and_skips_markdown():
