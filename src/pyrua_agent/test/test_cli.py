@@ -56,3 +56,13 @@ def test_code_agent_episode_through_an_openai_compatible_server(tmp_path, capsys
     system = requests[0].body['messages'][0]['content']
     assert 'robo.locate' in system and 'move_to' in system
     assert '[llm]' in capsys.readouterr().out
+
+
+def test_view_writes_the_three_camera_images_and_a_sheet(tmp_path):
+    assert main(['view', '--task', 'handover', '--layouts', '1', '--out', str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'handover_s0_i01_head.png', 'handover_s0_i01_left_wrist.png',
+        'handover_s0_i01_right_wrist.png']
+    assert main(['view', '--task', 'handover', '--layouts', '0-1', '--sheet',
+                 '--out', str(tmp_path / 'sheet')]) == 0
+    assert (tmp_path / 'sheet' / 'handover_s0_sheet.png').stat().st_size > 10_000
