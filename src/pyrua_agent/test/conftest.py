@@ -6,7 +6,25 @@ import time
 
 import numpy as np
 from pyrua_agent.runtime import CellRuntime
+from pyrua_agent.testing import LoopbackLLMServer
 import pytest
+
+
+@pytest.fixture(scope='session')
+def session_server():
+    """Start one OpenAI-compatible loopback server for the whole session."""
+    with LoopbackLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def server(session_server):
+    """Return the session's loopback server with an empty script and no recorded requests."""
+    session_server.reset()
+    session_server.prompt_caching = True
+    session_server.images_in_tool_messages = False
+    session_server.context_tokens = None
+    return session_server
 
 
 @pytest.fixture(autouse=True)

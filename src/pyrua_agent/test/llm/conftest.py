@@ -1,35 +1,9 @@
-"""Fixtures for the LLM client tests: one loopback server per session, reset per test."""
+"""Fixtures for the LLM client tests: clients against the package's loopback server."""
 
-import os
 
 from pyrua_agent.accounting import Ledger
 from pyrua_agent.llm import ChatClient, EndpointConfig
-from pyrua_agent.testing import LoopbackLLMServer
 import pytest
-
-
-@pytest.fixture(autouse=True)
-def clean_environ(monkeypatch):
-    """Keep the developer's OPENAI_* settings out of the tests."""
-    for name in list(os.environ):
-        if name.startswith('OPENAI_'):
-            monkeypatch.delenv(name)
-
-
-@pytest.fixture(scope='session')
-def session_server():
-    with LoopbackLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def server(session_server):
-    """Return the session's loopback server with an empty script and no recorded requests."""
-    session_server.reset()
-    session_server.prompt_caching = True
-    session_server.images_in_tool_messages = False
-    session_server.context_tokens = None
-    return session_server
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import numpy as np
 from pyrua_agent.episode import EpisodeWorld
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.planners.base import TaskCard
-from pyrua_agent.testing import LoopbackLLMServer
 from pyrua_primitives.results import GripperResult, MoveResult
 import pytest
 
@@ -134,22 +133,6 @@ class ToyStation:
 @pytest.fixture
 def station():
     return ToyStation()
-
-
-@pytest.fixture(scope='session')
-def session_server():
-    with LoopbackLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def server(session_server):
-    """Return the session's loopback server with an empty script and no recorded requests."""
-    session_server.reset()
-    session_server.prompt_caching = True
-    session_server.images_in_tool_messages = False
-    session_server.context_tokens = None
-    return session_server
 
 
 @pytest.fixture
