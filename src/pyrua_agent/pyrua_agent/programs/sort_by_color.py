@@ -100,6 +100,7 @@ for colour, bowl_name in pairs:
 
 # %% Sort: take the leftmost block of each colour still outside its bowl, until none is left
 placed = {colour: 0 for colour, _ in pairs}
+first = {}  # colour -> direction of the first block's spot from its bowl centre
 for colour, bowl_name in pairs:
     bowl_xy = bowls[colour].position_m[:2]
     query = f'leftmost {colour} block'
@@ -117,11 +118,26 @@ for colour, bowl_name in pairs:
         block = measure(query, arm, block)
         if not grasp(query, arm, block):
             continue
-        # Two blocks side by side on the floor (a second one dropped on the first would
-        # not rest in the bowl): sides along x, centres 25 mm either side of the bowl centre.
-        spot = (bowl_xy[0] + (0.025 if placed[colour] else -0.025), bowl_xy[1])
-        print(robo.move_to(arm, [*spot, HOVER_Z], heading=math.pi / 2))
-        print(robo.move_to(arm, [*spot, TABLE_Z + 0.035], heading=math.pi / 2, descend=True))
+        # Two blocks side by side on the floor (a second one dropped on the first would not
+        # rest in the bowl): the first 25 mm off the centre across the line to the arm base,
+        # the second opposite it (or as near opposite as the arm reaches), fingers closing
+        # across the line between the two (clear of the wall and of the other block).
+        if colour in first:
+            dirs = [first[colour] + math.pi + math.radians(a) for a in (0, 30, -30, 60, -60)]
+        else:
+            radial = math.atan2(bowl_xy[1] - BASES[arm][1], bowl_xy[0] - BASES[arm][0])
+            dirs = [radial + math.pi / 2, radial - math.pi / 2]
+        for d in dirs:
+            spot = (bowl_xy[0] + 0.025 * math.cos(d), bowl_xy[1] + 0.025 * math.sin(d))
+            over = robo.move_to(arm, [*spot, HOVER_Z], heading=d + math.pi / 2)
+            if over.reached:
+                first.setdefault(colour, d)
+                break
+        print(over)
+        if over.reached:
+            print(robo.move_to(arm, [*spot, TABLE_Z + 0.035], descend=True))
+        else:  # drop it from above the bowl centre instead
+            print(robo.move_to(arm, [*bowl_xy, HOVER_Z]))
         print(robo.open_gripper(arm))
         placed[colour] += 1
         print(robo.move_to(arm, [*spot, HOVER_Z]))

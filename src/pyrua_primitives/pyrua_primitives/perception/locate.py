@@ -99,7 +99,8 @@ def _matches_shape(est: HullEstimate, shape: NounShape) -> str:
     shortest, longest = min(est.footprint.size_m), max(est.footprint.size_m)
     # A single view only bounds the footprint: it grows away from the camera with height.
     slack = 0.0 if measured else 1.5 * shape.height_m + 0.01
-    low = 0.6 * min(shape.width_m, shape.depth_m)
+    # A flat thing's footprint is measured, not bounded: a short side means part is hidden.
+    low = (0.8 if shape.height_m <= FLAT_M else 0.6) * min(shape.width_m, shape.depth_m)
     high = 1.4 * max(shape.width_m, shape.depth_m) + slack
     if not (shortest >= low and longest <= high):
         return f'footprint {_mm(est.footprint.size_m)} mm'
@@ -141,6 +142,11 @@ def _overlapping(frame: CameraFrame, detections: list[Detection], probe: np.ndar
         if iou > best_iou:
             best, best_iou = det, iou
     return best
+
+
+def _touches_border(mask: np.ndarray) -> bool:
+    """Return True when the mask reaches the edge of the image (the object may go on)."""
+    return bool(mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any())
 
 
 def _measure_flat(frame: CameraFrame, det: Detection, table_z_m: float,
@@ -236,8 +242,13 @@ def locate(
         return _not_found(query, f'no {parsed.phrase!r} in {names} ({looked})')
     first = seeing[0]
     if parsed.shape.height_m <= FLAT_M:
-        # The sharpest view of a flat thing is the one that sees most of it.
-        first = max(seeing, key=lambda k: max(d.pixels for d in found[k][1]))
+        # The sharpest view of a flat thing is the one that sees most of it whole: a mask cut
+        # by the image border is a truncated footprint, so such views come last.
+        def whole_pixels(k: int) -> tuple[bool, int]:
+            best = max(found[k][1], key=lambda d: d.pixels)
+            return (not _touches_border(best.mask), best.pixels)
+
+        first = max(seeing, key=whole_pixels)
     primary_frame, primary_dets = found[first]
     found = [found[first]] + found[:first] + found[first + 1:]
     candidates, misfits = [], []
@@ -258,7 +269,8 @@ def locate(
         return _not_found(
             query,
             f'{len(primary_dets)} {parsed.phrase!r}-like region(s) in {primary_frame.camera}'
-            f' but {detail} vs {parsed.noun!r} {nominal} mm; check the noun'
+            f' but {detail} vs {parsed.noun!r} {nominal} mm; check the noun, or look closer'
+            ' with a wrist camera (part of it may be hidden)'
         )
     chosen = _pick(candidates, parsed)
     if isinstance(chosen, str):
