@@ -99,8 +99,7 @@ def _matches_shape(est: HullEstimate, shape: NounShape) -> str:
     shortest, longest = min(est.footprint.size_m), max(est.footprint.size_m)
     # A single view only bounds the footprint: it grows away from the camera with height.
     slack = 0.0 if measured else 1.5 * shape.height_m + 0.01
-    # A flat thing's footprint is measured, not bounded: a short side means part is hidden.
-    low = (0.8 if shape.height_m <= FLAT_M else 0.6) * min(shape.width_m, shape.depth_m)
+    low = 0.6 * min(shape.width_m, shape.depth_m)
     high = 1.4 * max(shape.width_m, shape.depth_m) + slack
     if not (shortest >= low and longest <= high):
         return f'footprint {_mm(est.footprint.size_m)} mm'
