@@ -95,7 +95,7 @@ assert grasp(block_name, arm, inside, width=0.06), 'could not pick the block out
 
 # %% Set it down at its start; measure, and correct it while it is off by more than 6 mm
 put_down(arm, start)
-for attempt in range(2):
+for _attempt in range(2):
     check = measure(block_name, arm)
     off = math.dist(check.position_m[:2], start)
     print(f'block is {off * 1000:.0f} mm from its start')

@@ -101,10 +101,10 @@ for colour, bowl_name in pairs:
 # %% Sort: take the leftmost block of each colour still outside its bowl, until none is left
 placed = {colour: 0 for colour, _ in pairs}
 first = {}  # colour -> direction of the first block's spot from its bowl centre
-for colour, bowl_name in pairs:
+for colour, _ in pairs:
     bowl_xy = bowls[colour].position_m[:2]
     query = f'leftmost {colour} block'
-    for attempt in range(4):
+    for _attempt in range(4):
         block = robo.locate(query)
         if not block.found:
             robo.home('left')

@@ -91,7 +91,7 @@ print(*seen, sep='\n')
 assert all(s.found for s in seen), [s.reason for s in seen]
 arm = min(BASES, key=lambda k: max(abs(dist(k, s.position_m) - 0.29) for s in seen))
 print(robo.home('right' if arm == 'left' else 'left'))
-bottom, middle, top = (measure(n, arm, s) for n, s in zip(names, seen))
+bottom, middle, top = (measure(n, arm, s) for n, s in zip(names, seen, strict=True))
 base_xy = bottom.position_m[:2]
 print(f'{arm} arm; bottom block {dist(arm, base_xy):.3f} m from its base')
 

@@ -1,11 +1,10 @@
 """End-to-end: the bundled reference programs solve fixed layouts of their tasks on the twin."""
 
-import pytest
-
 from pyrua_agent.cli import bundled_program
 from pyrua_agent.episode import run_episode
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.world import open_twin_world
+import pytest
 
 
 def _solve(task: str, layout: int):

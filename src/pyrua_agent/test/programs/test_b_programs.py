@@ -1,11 +1,10 @@
 """End-to-end: the Long-Horizon, Memory and Open reference programs solve fixed layouts."""
 
-import pytest
-
 from pyrua_agent.cli import bundled_program
 from pyrua_agent.episode import run_episode
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.world import open_twin_world
+import pytest
 
 
 def _assert_program_solves(task: str, layout: int) -> None:
