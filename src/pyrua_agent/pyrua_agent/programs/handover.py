@@ -78,8 +78,16 @@ put_down('left', MIDDLE)
 print(robo.home('left'))
 
 # %% Right arm: measure the bowl, pick the block up in the middle, drop it in the bowl
-bowl = measure(bowl_name, 'right')
-print(bowl)
+# Far out on the right, the head camera alone may not make out the bowl; look again with the
+# right arm at a couple of places (it hides different parts of the view), then measure.
+for look in (None, (0.40, -0.20), (0.30, -0.25)):
+    if look is not None:
+        print(robo.move_to('right', [*look, HOVER_Z]))
+    bowl = robo.locate(bowl_name)
+    print(bowl)
+    if bowl.found:
+        break
+bowl = measure(bowl_name, 'right', bowl)
 assert bowl.found, bowl.reason
 middle = measure(block_name, 'right')
 assert middle.found, middle.reason

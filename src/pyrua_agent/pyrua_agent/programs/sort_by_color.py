@@ -84,6 +84,22 @@ def find_bowl(name):
     return max(seen, key=lambda qr: min(qr[1].size_m)) if seen else (name, robo.locate(name))
 
 
+def bowl_centre(bowl):
+    """
+    Return a bowl's centre (x, y).
+
+    Without a measured height the head's footprint is an upper bound grown away from the
+    camera by the 40 mm walls: shift its centre back toward the camera by half the excess.
+    """
+    x, y, _ = bowl.position_m
+    if math.isfinite(bowl.height_m):
+        return (x, y)
+    cx, cy, _ = robo.camera_meta('head').position_m
+    shift = max(min(bowl.size_m) - 0.13, 0.0) / 2
+    norm = math.hypot(cx - x, cy - y)
+    return (x + (cx - x) / norm * shift, y + (cy - y) / norm * shift)
+
+
 # %% Measure both bowls
 bowls = {}
 for colour, bowl_name in pairs:
@@ -95,14 +111,14 @@ for colour, bowl_name in pairs:
     arm = arm_for(rough.position_m[:2])
     robo.home('right' if arm == 'left' else 'left')
     fine = measure(query, arm, rough)
-    bowls[colour] = fine if fine.found and min(fine.size_m) > 0.1 else rough
-    print(bowls[colour])
+    bowls[colour] = bowl_centre(fine if fine.found and min(fine.size_m) > 0.1 else rough)
+    print(f'{bowl_name} centre at ({bowls[colour][0]:.3f}, {bowls[colour][1]:.3f}) m')
 
 # %% Sort: take the leftmost block of each colour still outside its bowl, until none is left
 placed = {colour: 0 for colour, _ in pairs}
 first = {}  # colour -> direction of the first block's spot from its bowl centre
 for colour, _ in pairs:
-    bowl_xy = bowls[colour].position_m[:2]
+    bowl_xy = bowls[colour]
     query = f'leftmost {colour} block'
     for _attempt in range(4):
         block = robo.locate(query)

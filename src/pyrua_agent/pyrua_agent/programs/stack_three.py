@@ -73,6 +73,15 @@ def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
 HIGH_Z = TABLE_Z + 0.115  # carries a block clear over a two-block stack
 
 
+def move_high(arm, xy):
+    """Move at HIGH_Z (tilting up to 0.6 rad where needed; a joint move if no line works)."""
+    moved = robo.move_to(arm, [*xy, HIGH_Z], max_tilt=0.6)
+    if not moved.reached:
+        moved = robo.move_to(arm, [*xy, HIGH_Z], max_tilt=0.6, path='joint')
+    print(moved)
+    return moved.reached
+
+
 def free_spot(arm, avoid):
     """Return a spot 0.28 m from the arm base, 9 cm or more from every point in avoid."""
     bx, by = BASES[arm]
@@ -108,15 +117,15 @@ assert grasp(names[1], arm, middle), 'could not pick up the middle block'
 put_down(arm, base_xy, TABLE_Z + 0.06)
 robo.show(f'{arm}_wrist', note='two blocks stacked')
 # The open fingers reach 20 mm below HOVER_Z: rise clear of the stack before leaving it.
-print(robo.move_to(arm, [*base_xy, HIGH_Z], max_tilt=0.3))
-print(robo.move_to(arm, [*top.position_m[:2], HIGH_Z], max_tilt=0.3))
+move_high(arm, base_xy)
+move_high(arm, top.position_m[:2])
 
 # %% Top block: lift it high, carry it over the stack, lower it on and let go
 assert grasp(names[2], arm, measure(names[2], arm, top)), 'could not pick up the top block'
 px, py, _ = robo.pose(arm).position_m
-print(robo.move_to(arm, [px, py, HIGH_Z], max_tilt=0.3))
-print(robo.move_to(arm, [*base_xy, HIGH_Z], max_tilt=0.3))
+move_high(arm, (px, py))
+assert move_high(arm, base_xy), 'could not carry the top block over the stack'
 print(robo.move_to(arm, [*base_xy, TABLE_Z + 0.107], descend=True))
 print(robo.open_gripper(arm))
-print(robo.move_to(arm, [*base_xy, HIGH_Z], max_tilt=0.3))
+move_high(arm, base_xy)
 robo.show('head', note='after stacking')

@@ -67,6 +67,16 @@ def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
     print(robo.move_to(arm, [*xy, HOVER_Z]))
 
 
+def find_near(name, xy):
+    """Return (query, result) for the object called name nearest xy, using qualifiers."""
+    seen = [(f'{q}{name}', robo.locate(f'{q}{name}'))
+            for q in ('', 'leftmost ', 'rightmost ', 'nearest ')]
+    seen = [(q, r) for q, r in seen if r.found]
+    if not seen:
+        return name, robo.locate(name)
+    return min(seen, key=lambda qr: math.dist(qr[1].position_m[:2], xy))
+
+
 def free_spot(arm, avoid):
     """Return a table spot that the arm reaches well, 9 cm or more from every point in avoid."""
     bx, by = BASES[arm]
@@ -98,14 +108,20 @@ assert grasp(a_name, arm, a), f'could not pick up the {a_name}'
 put_down(arm, park)
 assert grasp(b_name, arm, b), f'could not pick up the {b_name}'
 put_down(arm, start_a)
-assert grasp(a_name, arm, measure(a_name, arm)), f'could not pick up the {a_name} again'
+robo.home(arm)
+query, parked = find_near(a_name, park)
+assert grasp(query, arm, measure(query, arm, parked)), f'could not pick up the {a_name} again'
 put_down(arm, start_b)
 
 # %% Check both with a measurement; re-place a block that is more than 8 mm off
 for name, goal in ((a_name, start_b), (b_name, start_a)) * 2:
-    seen = measure(name, arm)
+    robo.home(arm)
+    query, seen = find_near(name, goal)
+    seen = measure(query, arm, seen)
+    if not seen.found:
+        continue
     off = math.dist(seen.position_m[:2], goal)
     print(f'{name} is {off * 1000:.0f} mm from its goal')
-    if off > 0.008 and grasp(name, arm, seen):
+    if off > 0.008 and grasp(query, arm, seen):
         put_down(arm, goal)
 robo.show('head', note='after swapping')
