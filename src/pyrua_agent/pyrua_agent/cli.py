@@ -145,11 +145,11 @@ def _print_cell(index: int, label: str, code: str, output: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from pyrua_sim.tasks import get_task
+
     from .budgets import BudgetConfig
     from .episode import run_episode
     from .world import open_twin_world
-
-    from pyrua_sim.tasks import get_task
 
     get_task(args.task)  # refuse an unknown task before anything else, with suggestions
     llm = args.planner in ('code', 'tools', 'tools_on_request')
