@@ -2,25 +2,10 @@
 # clearance). The fixture is white, which the colour segmenter does not see, so the program
 # finds its white top face in the head image and measures its centre and yaw itself.
 
-# %% Helpers: reach, finding the white hole fixture, moving with a tilt fallback
+# %% [include] _reach.py
+
+# %% Helpers: finding the white hole fixture, moving with a tilt fallback
 import re
-
-TABLE_Z = 0.765
-HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
-BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
-
-
-def reach_excess(arm, *points):
-    """Return how far (m) the worst point lies outside the arm's easy reach, 0.18-0.38 m."""
-    bx, by = BASES[arm]
-    return max(max(0.18 - d, d - 0.38, 0.0)
-               for d in (math.hypot(p[0] - bx, p[1] - by) for p in points))
-
-
-def best_arm(*points):
-    """Return the arm that reaches all points best (then the one nearer the first point)."""
-    return min(BASES, key=lambda a: (round(reach_excess(a, *points), 3),
-                                     abs(points[0][0] - BASES[a][0])))
 
 
 def find_hole(camera):

@@ -1,113 +1,18 @@
 # Reference program for `place_on_marker`: put the named block on the named cross marker,
 # centred within 1 cm. Measure both closely, place, measure the result and correct it.
 
-# %% Helpers: reach, a close look with a wrist camera, grasp and place
-import re
-
-TABLE_Z = 0.765
-HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
-BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
-
-
-def reach_excess(arm, *points):
-    """Return how far (m) the worst point lies outside the arm's easy reach, 0.18-0.38 m."""
-    bx, by = BASES[arm]
-    return max(max(0.18 - d, d - 0.38, 0.0)
-               for d in (math.hypot(p[0] - bx, p[1] - by) for p in points))
-
-
-def best_arm(*points):
-    """Return the arm that reaches all points best (then the one nearer the first point)."""
-    return min(BASES, key=lambda a: (round(reach_excess(a, *points), 3),
-                                     abs(points[0][0] - BASES[a][0])))
-
-
-def look(name, arm, flat_size=None):
-    """
-    Locate the object, hover beside it and measure it with the arm's wrist camera.
-
-    A flat thing (marker, zone: pass its side, m) is measured from the wrist view alone and
-    accepted only when that view saw all of it.
-    """
-    rough = robo.locate(name, cameras=['head'])
-    if not rough.found:
-        robo.home(arm)  # the arm may hide the object from the head camera
-        rough = robo.locate(name)
-    if not rough.found:
-        return rough
-    x, y, _ = rough.position_m
-    side = 0.06 if BASES[arm][0] > x else -0.06  # sideways, toward the arm's base
-    # Hover beside the object, not over it, so the arm does not hide it from the head camera.
-    for dx, dy in ((0.0, 0.05), (side, 0.0), (-side, 0.0), (side, -0.04), (0.0, 0.0)):
-        if robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
-            if flat_size:
-                est = robo.locate(name, cameras=[f'{arm}_wrist'])
-                if est.found and min(est.size_m) >= flat_size - 0.005:
-                    return est
-                continue
-            est = robo.locate(name, cameras=['head', f'{arm}_wrist'])
-            if est.found and not math.isnan(est.height_m):
-                return est
-    robo.home(arm)
-    est = robo.locate(name)
-    return est if est.found else rough
-
-
-def grasp(name, arm, tries=3):
-    """Measure the block, descend onto it, close and lift; return its estimate if held."""
-    for attempt in range(tries):
-        est = look(name, arm)
-        print(est)
-        if not est.found:
-            robo.home(arm)  # the arm may hide the object from the head camera
-            continue
-        x, y, z = est.position_m
-        if math.isnan(z) or est.height_m < 0.035:  # partly seen: a 4 cm cube on the table
-            z = TABLE_Z + 0.02
-        robo.open_gripper(arm)
-        print(robo.move_to(arm, [x, y, HOVER_Z], heading=est.heading_rad))
-        print(robo.move_to(arm, [x, y, max(z + 0.005, 0.789)], heading=est.heading_rad,
-                           descend=True))
-        grip = robo.close_gripper(arm)
-        print(grip)
-        robo.move_to(arm, [x, y, HOVER_Z])
-        if grip.held:
-            return est
-        robo.show(f'{arm}_wrist', note=f'grasp {attempt + 1} missed; looking again')
-    return None
-
-
-def place_at(arm, x, y, z):
-    """Carry the held object over (x, y), lower it to TCP height z, release, back off up."""
-    print(robo.move_to(arm, [x, y, HOVER_Z]))
-    print(robo.move_to(arm, [x, y, z], descend=True))
-    print(robo.open_gripper(arm))
-    robo.move_to(arm, [x, y, HOVER_Z])
-
+# %% [include] _look_and_grasp.py
 
 # %% Read the task, find both objects and choose the arm that reaches both
+import re
+
 block_name, marker_name = re.search(r'the (\w+ block) on the (\w+ marker)', instruction).groups()
 block = robo.locate(block_name)
 marker = robo.locate(marker_name)
-print(block)
-print(marker)
-arm = best_arm(block.position_m, marker.position_m)
-print('using the', arm, 'arm')
-robo.home('right' if arm == 'left' else 'left')
+arm = choose_arm(block, marker)
 
 # %% Measure the marker's centre closely (1 cm tolerance), then place; check and correct
 marker = look(marker_name, arm, flat_size=0.06)
 print(marker)
-mx, my, _ = marker.position_m
-aim_x, aim_y = mx, my
-for _ in range(3):
-    if not grasp(block_name, arm):
-        break
-    place_at(arm, aim_x, aim_y, TABLE_Z + 0.02 + 0.008)
-    check = look(block_name, arm)
-    ex, ey = check.position_m[0] - mx, check.position_m[1] - my
-    print(f'block is {math.hypot(ex, ey) * 1000:.1f} mm from the marker centre')
-    if math.hypot(ex, ey) <= 0.005:
-        break
-    aim_x, aim_y = aim_x - ex, aim_y - ey  # the grasp offset repeats: aim against it
+place_centred(block_name, arm, marker.position_m[:2], TABLE_Z + 0.02 + 0.008, 0.005)
 robo.show('head', note='block on the marker')

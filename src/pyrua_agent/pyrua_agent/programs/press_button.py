@@ -2,23 +2,18 @@
 # The cap stands 15 mm proud of a 30 mm base and travels 12 mm: push the closed fingers
 # straight down onto the cap's centre, check the stroke, back off.
 
+# %% [include] _reach.py
+
 # %% Read the task and find the button
 import re
 
 button_name = re.search(r'Press the (\w+ button)', instruction).group(1)
-TABLE_Z = 0.765
-HOVER_Z = TABLE_Z + 0.08
-BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
 button = robo.locate(button_name)
 print(button)
 assert button.found, button.reason
 
 
 # %% Choose the arm closest to the middle of its reach and measure the cap with its wrist
-def dist(arm, xy):
-    return math.hypot(xy[0] - BASES[arm][0], xy[1] - BASES[arm][1])
-
-
 x, y, _ = button.position_m
 arm = min(BASES, key=lambda a: abs(dist(a, (x, y)) - 0.28))
 other = 'right' if arm == 'left' else 'left'

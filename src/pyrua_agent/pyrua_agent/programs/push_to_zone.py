@@ -1,56 +1,10 @@
 # Reference program for `push_to_zone`: push the named block into the zone of the named
 # colour. Push with the closed fingers from behind, look again, push again if needed.
 
-# %% Helpers: reach, a close look with a wrist camera, pushing, the zone test
+# %% [include] _look_and_grasp.py
+
+# %% Helpers: pushing, the zone test
 import re
-
-TABLE_Z = 0.765
-HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
-BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
-
-
-def reach_excess(arm, *points):
-    """Return how far (m) the worst point lies outside the arm's easy reach, 0.18-0.38 m."""
-    bx, by = BASES[arm]
-    return max(max(0.18 - d, d - 0.38, 0.0)
-               for d in (math.hypot(p[0] - bx, p[1] - by) for p in points))
-
-
-def best_arm(*points):
-    """Return the arm that reaches all points best (then the one nearer the first point)."""
-    return min(BASES, key=lambda a: (round(reach_excess(a, *points), 3),
-                                     abs(points[0][0] - BASES[a][0])))
-
-
-def look(name, arm, flat_size=None):
-    """
-    Locate the object, hover beside it and measure it with the arm's wrist camera.
-
-    A flat thing (marker, zone: pass its side, m) is measured from the wrist view alone and
-    accepted only when that view saw all of it.
-    """
-    rough = robo.locate(name, cameras=['head'])
-    if not rough.found:
-        robo.home(arm)  # the arm may hide the object from the head camera
-        rough = robo.locate(name)
-    if not rough.found:
-        return rough
-    x, y, _ = rough.position_m
-    side = 0.06 if BASES[arm][0] > x else -0.06  # sideways, toward the arm's base
-    # Hover beside the object, not over it, so the arm does not hide it from the head camera.
-    for dx, dy in ((0.0, 0.05), (side, 0.0), (-side, 0.0), (side, -0.04), (0.0, 0.0)):
-        if robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
-            if flat_size:
-                est = robo.locate(name, cameras=[f'{arm}_wrist'])
-                if est.found and min(est.size_m) >= flat_size - 0.005:
-                    return est
-                continue
-            est = robo.locate(name, cameras=['head', f'{arm}_wrist'])
-            if est.found and not math.isnan(est.height_m):
-                return est
-    robo.home(arm)
-    est = robo.locate(name)
-    return est if est.found else rough
 
 
 def push(arm, start, goal):
@@ -86,11 +40,7 @@ PUSH_Z = TABLE_Z + 0.032  # finger tips 12 mm above the table: they meet the blo
 block_name, zone_name = re.search(r'the (\w+ block) into the (\w+ zone)', instruction).groups()
 block = robo.locate(block_name)
 zone = robo.locate(zone_name, cameras=['head'])
-print(block)
-print(zone)
-arm = best_arm(block.position_m, zone.position_m)
-print('using the', arm, 'arm')
-robo.home('right' if arm == 'left' else 'left')
+arm = choose_arm(block, zone)
 zone = look(zone_name, arm, flat_size=0.12)
 print(zone)
 

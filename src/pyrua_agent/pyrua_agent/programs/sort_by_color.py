@@ -2,78 +2,13 @@
 # their colour. Two blocks share a name, so ask for the leftmost one; a block in a bowl of its
 # own colour merges with the bowl and is no longer found as a block.
 
+# %% [include] _measure_and_grasp.py
+
 # %% Read the task and define helpers
 import re
 
 pairs = re.findall(r'the (\w+) blocks in the (\w+ bowl)', instruction)
 print(pairs)
-TABLE_Z = 0.765
-HOVER_Z = TABLE_Z + 0.08  # straight-down moves reach this height over most of the table
-BASES = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
-
-
-def dist(arm, xy):
-    return math.hypot(xy[0] - BASES[arm][0], xy[1] - BASES[arm][1])
-
-
-def measure(name, arm, rough=None):
-    """Look from above the rough position (else 5 cm aside) with the head and that wrist."""
-    rough = robo.locate(name) if rough is None else rough
-    if not rough.found:  # maybe hidden by an arm, or too far out for the head alone
-        print(rough, '; moving the arm home and looking again')
-        robo.home(arm)
-        rough = robo.locate(name)
-        if not rough.found:
-            rough = robo.locate(name, cameras=[f'{arm}_wrist'])
-        if not rough.found:
-            return rough
-    x, y, _ = rough.position_m
-    for dx, dy in ((0, 0), (0, 0.05), (0.05, 0), (-0.05, 0)):
-        if not robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
-            continue
-        fine = robo.locate(name, cameras=['head', f'{arm}_wrist'])
-        if fine.found and math.isfinite(fine.height_m):
-            print(fine)
-            return fine
-    print('no wrist measurement; using', rough)
-    return rough
-
-
-def grasp(name, arm, obj, width=None):
-    """Grasp a block across its sides, check the grasp width, retry with a fresh look."""
-    for attempt in range(3):
-        x, y, z = obj.position_m
-        z = max(z, TABLE_Z + 0.02) if math.isfinite(z) else TABLE_Z + 0.02
-        robo.open_gripper(arm, width)
-        print(robo.move_to(arm, [x, y, HOVER_Z], heading=obj.heading_rad))
-        print(robo.move_to(arm, [x, y, z + 0.005], heading=obj.heading_rad, descend=True))
-        grip = robo.close_gripper(arm)
-        print(grip)
-        ok = grip.held and 0.03 < grip.width_m < 0.05  # a 40 mm block held across two sides
-        if grip.held and not ok:
-            robo.open_gripper(arm, width)
-        print(robo.move_to(arm, [x, y, HOVER_Z]))
-        if ok:
-            return True
-        robo.show(f'{arm}_wrist', note=f'grasp {attempt + 1} missed; looking again')
-        again = measure(name, arm)
-        obj = again if again.found else obj
-    return False
-
-
-def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
-    """Set the held block down with its centre at (xy, z_centre), let go and rise."""
-    print(robo.move_to(arm, [*xy, HOVER_Z]))
-    print(robo.move_to(arm, [*xy, z_centre + 0.007], descend=True))
-    print(robo.open_gripper(arm))
-    print(robo.move_to(arm, [*xy, HOVER_Z]))
-
-
-def arm_for(*points):
-    """Return the arm that reaches all points best (nearest the middle of its reach)."""
-    def worst(arm):
-        return max(abs(dist(arm, p) - 0.28) for p in points)
-    return min(BASES, key=worst)
 
 
 def find_bowl(name):
@@ -108,7 +43,7 @@ for colour, bowl_name in pairs:
     query, rough = find_bowl(bowl_name)
     print(rough)
     assert rough.found, rough.reason
-    arm = arm_for(rough.position_m[:2])
+    arm = arm_for(rough.position_m[:2], ideal=0.28)
     robo.home('right' if arm == 'left' else 'left')
     fine = measure(query, arm, rough)
     bowls[colour] = bowl_centre(fine if fine.found and min(fine.size_m) > 0.1 else rough)
@@ -129,7 +64,7 @@ for colour, _ in pairs:
         print(block)
         if not block.found:
             break
-        arm = arm_for(block.position_m[:2], bowl_xy)
+        arm = arm_for(block.position_m[:2], bowl_xy, ideal=0.28)
         robo.home('right' if arm == 'left' else 'left')
         block = measure(query, arm, block)
         if not grasp(query, arm, block):
