@@ -5,7 +5,7 @@
 
 # %% [include] _reach.py
 
-# %% Helpers: measure with a wrist camera, grasp, set down, find a free spot
+# %% Helpers: measure with a wrist camera, grasp, set down, free spots, locating, the arm
 def measure(name, arm, rough=None):
     """Look from above the rough position (else 5 cm aside) with the head and that wrist."""
     rough = robo.locate(name) if rough is None else rough
