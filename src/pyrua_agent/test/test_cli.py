@@ -66,3 +66,14 @@ def test_view_writes_the_three_camera_images_and_a_sheet(tmp_path):
     assert main(['view', '--task', 'handover', '--layouts', '0-1', '--sheet',
                  '--out', str(tmp_path / 'sheet')]) == 0
     assert (tmp_path / 'sheet' / 'handover_s0_sheet.png').stat().st_size > 10_000
+
+
+def test_shown_images_are_written_where_asked(tmp_path, capsys):
+    script = tmp_path / 'look.py'
+    script.write_text('# %%\nrobo.show("head", note="look")\nrobo.show("left_wrist")\n')
+    status = main(['run', '--task', 'pick_place', '--layout', '5', '--script', str(script),
+                   '--images', str(tmp_path / 'shown'), '--no-record'])
+    assert status == 0
+    assert sorted(p.name for p in (tmp_path / 'shown').iterdir()) == [
+        'cell01_img1_head.png', 'cell01_img2_left_wrist.png']
+    assert '[image 1: head — look]' in capsys.readouterr().out
