@@ -317,7 +317,7 @@ def _program(task: str, path: Path | None, twin: bool) -> list[ScriptCell]:
     elif not twin:
         cells = parse_percent(TOY_PROGRAMS[task])
     else:
-        from pyrua_agent.cli import bundled_program
+        from pyrua_agent.episode import bundled_program
 
         cells = read_percent_file(bundled_program(task))
     return [cell for cell in cells if ast.parse(cell.code).body]

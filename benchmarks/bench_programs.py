@@ -30,7 +30,7 @@ def _layouts(text: str) -> list[int]:
 
 def run_one(task: str, seed: int, layout: int) -> dict:
     """Run the bundled program of ``task`` on one layout; return its outcome."""
-    from pyrua_agent.cli import bundled_program
+    from pyrua_agent.episode import bundled_program
     from pyrua_agent.episode import run_episode
     from pyrua_agent.planners.script import ScriptPlanner
     from pyrua_agent.world import open_twin_world
@@ -96,7 +96,7 @@ def _print_table(summary: dict) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the episodes and print the table."""
-    from pyrua_agent.cli import bundled_program
+    from pyrua_agent.episode import bundled_program
     from pyrua_sim.tasks import TASKS
 
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])

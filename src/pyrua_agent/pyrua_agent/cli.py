@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import asdict
 import json
 import logging
 from pathlib import Path
@@ -42,6 +41,8 @@ def _common_task_args(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``pyrua`` command."""
+    from .planners import PLANNERS  # the registry names the choices
+
     parser = argparse.ArgumentParser(prog='pyrua', description=(
         'Run language-model robot agents on the ARX-X5 station or its MuJoCo twin.'))
     parser.add_argument('-v', '--verbose', action='store_true', help='log at INFO level')
@@ -52,11 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _common_task_args(run)
     run.add_argument('--layout', type=int, default=0, help='layout index, 0..49 (default 0)')
-    run.add_argument('--planner', default='script',
-                     choices=('code', 'replay', 'script', 'tools', 'tools_on_request'),
-                     help='who writes the cells: an LLM through the code interface (code) or '
-                          'tool calling (tools: pictures after motions; tools_on_request), a '
-                          '# %%%% file (script, default) or a transcript (replay)')
+    run.add_argument('--planner', default='script', choices=sorted(PLANNERS),
+                     help='who writes the cells: ' + '; '.join(
+                         f'{name}: {kind.summary}' for name, kind in sorted(PLANNERS.items()))
+                     .replace('%', '%%') + ' (default: script)')
     run.add_argument('--script', type=Path, default=None,
                      help='percent file (# %%%% cells) for --planner script (default: the '
                           "task's bundled reference program), transcript.jsonl for replay")
@@ -120,95 +120,63 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def bundled_program(task: str) -> Path:
-    """
-    Return the path of the bundled reference program of ``task``.
-
-    :raises FileNotFoundError: when the task has no bundled program, listing those that do.
-    """
-    from importlib import resources
-
-    folder = resources.files('pyrua_agent') / 'programs'
-    path = folder / f'{task}.py'
-    if not path.is_file():
-        known = sorted(p.name[:-3] for p in folder.iterdir() if p.name.endswith('.py')
-                       and not p.name.startswith('_'))
-        raise FileNotFoundError(f'no bundled program for task {task!r}; bundled: '
-                                f'{", ".join(known)}; pass --script FILE')
-    return Path(str(path))
-
-
 def _print_cell(index: int, label: str, code: str, output: str) -> None:
     print(f'\n--- cell {index}: {label}' if label else f'\n--- cell {index}')
     print('\n'.join(f'>>> {line}' for line in code.splitlines()))
     print(output.rstrip('\n') if output.strip() else '(no output)')
 
 
+def spec_from_args(args: argparse.Namespace):
+    """Return the ``EpisodeSpec`` of ``pyrua run``'s arguments (nothing else is decided here)."""
+    from .budgets import BudgetConfig
+    from .episode import EpisodeSpec
+    from .llm import EndpointConfig
+    from .planners import needs_endpoint
+
+    budget_args = {}
+    for flag, name in (('max_cells', 'max_cells'), ('wall_clock', 'wall_clock_s'),
+                       ('max_calls', 'max_llm_calls')):
+        if getattr(args, flag) is not None:
+            budget_args[name] = getattr(args, flag)
+    endpoint = {'base_url': args.base_url, 'model': args.model,
+                'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env}
+    llm = needs_endpoint(args.planner)
+    return EpisodeSpec(
+        task=args.task, seed=args.seed, layout=args.layout, planner=args.planner,
+        source=None if args.script is None else str(args.script),
+        endpoint=EndpointConfig(**{k: v for k, v in endpoint.items() if v is not None}),
+        prices_file=None if args.prices is None or not llm else str(args.prices),
+        budgets=BudgetConfig(**budget_args), cell_timeout_s=args.cell_timeout,
+        success_guard=not args.no_guard, record=not args.no_record, runs_dir=str(args.record))
+
+
 def _run(args: argparse.Namespace) -> int:
     from pyrua_sim.tasks import get_task
 
-    from .budgets import BudgetConfig
-    from .episode import run_episode
-    from .world import open_twin_world
+    from .episode import planner_source, run_episode_spec
 
     get_task(args.task)  # refuse an unknown task before anything else, with suggestions
-    llm = args.planner in ('code', 'tools', 'tools_on_request')
-    source = args.script
-    if args.planner == 'script' and source is None:
-        source = bundled_program(args.task)
-    if args.planner == 'replay' and source is None:
-        raise ValueError('--planner replay needs --script <run>/transcript.jsonl')
-    endpoint = _endpoint(args) if llm else None
-    budget_args = {}
-    for flag, field in (('max_cells', 'max_cells'), ('wall_clock', 'wall_clock_s'),
-                        ('max_calls', 'max_llm_calls')):
-        if getattr(args, flag) is not None:
-            budget_args[field] = getattr(args, flag)
-    budgets = BudgetConfig(**budget_args)
-    what = endpoint.model if endpoint is not None else source
-    print(f'pyrua run: task {args.task}, seed {args.seed}, layout {args.layout}, '
-          f'planner {args.planner} ({what})')
-    recorder = None
-    if not args.no_record:
-        from .recording import default_run_dir, Recorder
-
-        recorder = Recorder(default_run_dir(args.task, args.seed, args.layout, root=args.record))
+    spec = spec_from_args(args)
+    what = spec.endpoint.model if spec.uses_endpoint else planner_source(spec)
+    print(f'pyrua run: task {spec.task}, seed {spec.seed}, layout {spec.layout}, '
+          f'planner {spec.planner} ({what})')
+    observers = []
     if args.foxglove is not None:
-        from .live import FoxgloveLiveView, ObserverFanout
+        from .live import FoxgloveLiveView
 
         live = FoxgloveLiveView(port=args.foxglove)
         print(f'live view: ws://127.0.0.1:{live.port} (open it in Foxglove Studio)')
-        recorder = ObserverFanout(recorder, live) if recorder is not None else live
+        observers.append(live)
     shown: list[tuple[int, object]] = []
 
     def on_cell(cell, result) -> None:
         _print_cell(result.index, cell.label, cell.code, result.output)
         shown.extend((result.index, image) for image in result.images)
 
-    config = {'task': args.task, 'seed': args.seed, 'layout': args.layout,
-              'planner': args.planner, 'source': None if source is None else str(source),
-              'endpoint': None if endpoint is None else repr(endpoint),
-              'budgets': asdict(budgets), 'cell_timeout_s': args.cell_timeout,
-              'success_guard': not args.no_guard}
-    try:
-        world, twin = open_twin_world(args.task, args.seed, args.layout, observer=recorder,
-                                      success_guard=not args.no_guard)
-    except BaseException:
-        if recorder is not None:
-            recorder.close()
-        raise
-    try:
-        planner = _planner(args.planner, world, endpoint, source, recorder, args.prices)
-        print(f'instruction: {world.card.instruction}')
-        run = {'budgets': budgets, 'cell_timeout_s': args.cell_timeout, 'on_cell': on_cell}
-        if recorder is not None:
-            from .recording import run_recorded_episode
-
-            result = run_recorded_episode(world, planner, recorder, config=config, **run)
-        else:
-            result = run_episode(world, planner, **run)
-    finally:
-        twin.close()
+    result = run_episode_spec(
+        spec, observers=observers, on_cell=on_cell,
+        on_begin=lambda world: print(f'instruction: {world.card.instruction}'),
+        on_call=lambda ledger: print(f'[llm] {ledger.progress()}', flush=True))
     if args.images is not None:
         _write_images(args.images, shown)
     score = 'n/a' if result.score is None else f'{result.score:.2f}'
@@ -219,35 +187,9 @@ def _run(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result.to_dict(), indent=2) + '\n')
         print(f'episode result: {args.json}')
-    run_dir = getattr(recorder, 'run_dir', None)
-    if run_dir is not None:
-        print(f'recording: {run_dir}/  (pyrua report {run_dir})')
+    if result.run_dir is not None:
+        print(f'recording: {result.run_dir}/  (pyrua report {result.run_dir})')
     return 0
-
-
-def _endpoint(args: argparse.Namespace):
-    from .llm import EndpointConfig
-
-    fields = {'base_url': args.base_url, 'model': args.model,
-              'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env}
-    return EndpointConfig(**{k: v for k, v in fields.items() if v is not None})
-
-
-def _planner(name: str, world, endpoint, source, recorder, prices_file):
-    from .planners import make_planner
-
-    if endpoint is None:
-        return make_planner(name, source=source)
-    from .accounting import PriceTable
-
-    options = {'prices': PriceTable.load(prices_file)}
-    if recorder is not None and hasattr(recorder, 'llm_call'):
-        from .recording import RecordedChatClient
-
-        options['wrap_client'] = lambda client: RecordedChatClient(client, recorder)
-    planner = make_planner(name, primitives=world.primitives, endpoint=endpoint, **options)
-    planner.on_call = lambda record: print(f'[llm] {planner.ledger.progress()}', flush=True)
-    return planner
 
 
 def _replay(args: argparse.Namespace) -> int:

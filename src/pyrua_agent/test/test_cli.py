@@ -2,9 +2,11 @@
 
 import json
 
-from pyrua_agent.cli import bundled_program, main
+from pyrua_agent.cli import main
+from pyrua_agent.episode import bundled_program
 from pyrua_agent.planners.percent import read_percent_file
-from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn
+from pyrua_agent.recording import read_bag, read_transcript
+from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn, tool_turn
 import pytest
 
 
@@ -37,25 +39,58 @@ def test_script_episode_writes_json_recording_and_report(tmp_path, capsys):
     assert '<html' in (run_dir / 'report.html').read_text()[:200].lower()
 
 
+def _llm_run(tmp_path, monkeypatch, planner, turns):
+    """Run ``pyrua run`` as a user would (recording on, the default) against a loopback."""
+    monkeypatch.chdir(tmp_path)
+    with LoopbackLLMServer(turns) as server:
+        status = main(['run', '--task', 'pick_place', '--seed', '0', '--planner', planner,
+                       '--base-url', server.base_url, '--model', 'loopback-model',
+                       '--json', 'episode.json'])
+        requests = list(server.requests)
+        usages = list(server.usages)
+    assert status == 0
+    record = json.loads((tmp_path / 'episode.json').read_text())
+    (run_dir,) = (tmp_path / 'runs').iterdir()
+    assert record['run_dir'] == str(run_dir.relative_to(tmp_path))
+    return record, requests, usages, run_dir
+
+
 @pytest.mark.slow
-def test_code_agent_episode_through_an_openai_compatible_server(tmp_path, capsys, monkeypatch):
+def test_code_agent_episode_is_recorded_through_an_openai_compatible_server(
+        tmp_path, capsys, monkeypatch):
     cells = [cell.code for cell in read_percent_file(bundled_program('pick_place'))]
     turns = [code_turn('instruction = ' + repr('Put the blue block in the green bowl.'))]
     turns += [code_turn(code) for code in cells] + [text_turn('Done.')]
-    with LoopbackLLMServer(turns) as server:
-        out = tmp_path / 'episode.json'
-        status = main(['run', '--task', 'pick_place', '--seed', '0', '--planner', 'code',
-                       '--base-url', server.base_url, '--model', 'loopback-model',
-                       '--json', str(out), '--no-record'])
-        requests = list(server.requests)
-    assert status == 0
-    record = json.loads(out.read_text())
+    record, requests, usages, run_dir = _llm_run(tmp_path, monkeypatch, 'code', turns)
     assert record['planner'] == 'code' and record['end_reason'] == 'solved'
     assert record['llm_calls'] == len(requests) >= 2
-    assert record['input_tokens'] == sum(u['prompt_tokens'] for u in server.usages)
+    assert record['input_tokens'] == sum(u['prompt_tokens'] for u in usages)
     system = requests[0].body['messages'][0]['content']
     assert 'robo.locate' in system and 'move_to' in system
-    assert '[llm]' in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert '[llm]' in printed and f'recording: {record["run_dir"]}/' in printed
+    transcript = read_transcript(run_dir)
+    assert len(transcript.llm_calls) == record['llm_calls']
+    topics = set(read_bag(run_dir).topic_counts)
+    assert {'/pyrua/llm/call', '/pyrua/primitive/move_to/goal',
+            '/pyrua/camera/head/image_raw', '/tf', '/joint_states'} <= topics
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('planner', ['tools', 'tools_on_request'])
+def test_tool_calling_episode_is_recorded_through_an_openai_compatible_server(
+        tmp_path, monkeypatch, planner):
+    turns = [tool_turn('locate', {'query': 'blue block'}),
+             tool_turn('move_to', {'arm': 'left', 'xyz': [-0.1, 0.1, 0.2]}),
+             text_turn('I stop here.')]
+    record, requests, _usages, run_dir = _llm_run(tmp_path, monkeypatch, planner, turns)
+    assert record['planner'] == planner and record['end_reason'] == 'gave_up'
+    assert record['llm_calls'] == len(requests) == 3 and record['cells'] == 2
+    transcript = read_transcript(run_dir)
+    assert len(transcript.llm_calls) == 3
+    topics = set(read_bag(run_dir).topic_counts)
+    assert {'/pyrua/llm/call', '/pyrua/primitive/locate/goal',
+            '/pyrua/primitive/move_to/result'} <= topics
 
 
 def test_view_writes_the_three_camera_images_and_a_sheet(tmp_path):

@@ -19,7 +19,7 @@ MIRRORS = [
     ('pyrua_msgs/msg/CellRecord', CellResult, {'code'}, set()),
     ('pyrua_msgs/srv/TaskStatus_Response', EvaluationResult, set(), set()),
     ('pyrua_msgs/msg/EpisodeEvent', EpisodeResult, {'event', 'instruction'},
-     {'ledger', 'cell_results'}),
+     {'ledger', 'cell_results', 'run_dir'}),  # run_dir: where the bag itself lies
 ]
 
 

@@ -3,12 +3,14 @@ Planners by name: the code agent, the tool-calling baseline and its variant, scr
 
 Every planner runs through the same episode loop (``pyrua_agent.episode.run_episode``), so
 all produce the same episode record. ``make_planner`` is the one place a name becomes a
-planner; ``PLANNERS`` lists the names.
+planner; ``PLANNERS`` is the registry (whether a planner needs an endpoint or reads a file),
+which the CLI's choices, the agent node's config and ``EpisodeSpec`` read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +66,61 @@ def _replay(primitives, endpoint, source, options) -> Planner:
     return ReplayPlanner.from_file(_file('replay', source, options))
 
 
-PLANNERS: dict[str, Callable[..., Planner]] = {
-    'code': _code,
-    'replay': _replay,
-    'script': _script,
-    'tools': _tools,
-    'tools_on_request': _tools_on_request,
+@dataclass(frozen=True, slots=True)
+class PlannerKind:
+    """
+    One registered planner: how to build it and what it needs.
+
+    :param build: ``(primitives, endpoint, source, options) -> Planner``.
+    :param needs_endpoint: it calls an LLM (needs an endpoint; its calls are recorded).
+    :param reads_file: it reads its cells from a file (``source``).
+    :param summary: one line for help texts.
+    """
+
+    build: Callable[..., Planner]
+    needs_endpoint: bool
+    reads_file: bool
+    summary: str
+
+
+PLANNERS: dict[str, PlannerKind] = {
+    'code': PlannerKind(build=_code, needs_endpoint=True, reads_file=False,
+                        summary='an LLM writes Python cells (the code interface)'),
+    'replay': PlannerKind(build=_replay, needs_endpoint=False, reads_file=True,
+                          summary='re-runs the cells of a transcript.jsonl'),
+    'script': PlannerKind(build=_script, needs_endpoint=False, reads_file=True,
+                          summary='runs a # %% file (default: the bundled reference program)'),
+    'tools': PlannerKind(build=_tools, needs_endpoint=True, reads_file=False,
+                         summary='an LLM calls one tool per primitive, pictures after motions'),
+    'tools_on_request': PlannerKind(build=_tools_on_request, needs_endpoint=True,
+                                    reads_file=False,
+                                    summary='tool calling, pictures only on request'),
 }
+"""The planner registry: name -> what builds it and what it needs."""
+
+
+def needs_endpoint(name: str) -> bool:
+    """
+    Return True when planner ``name`` calls an LLM endpoint.
+
+    :raises ValueError: for an unknown name, listing the valid ones.
+    """
+    return _kind(name).needs_endpoint
+
+
+def needs_source(name: str) -> bool:
+    """
+    Return True when planner ``name`` reads its cells from a file.
+
+    :raises ValueError: for an unknown name, listing the valid ones.
+    """
+    return _kind(name).reads_file
+
+
+def _kind(name: str) -> PlannerKind:
+    if name not in PLANNERS:
+        raise ValueError(unknown_name('planner', name, PLANNERS))
+    return PLANNERS[name]
 
 
 def make_planner(name: str, *, primitives: Primitives | None = None,
@@ -89,9 +139,7 @@ def make_planner(name: str, *, primitives: Primitives | None = None,
     :returns: the planner.
     :raises ValueError: for an unknown name or a missing input.
     """
-    if name not in PLANNERS:
-        raise ValueError(unknown_name('planner', name, PLANNERS))
-    return PLANNERS[name](primitives, endpoint, source, options)
+    return _kind(name).build(primitives, endpoint, source, options)
 
 
 __all__ = [
@@ -101,9 +149,12 @@ __all__ = [
     'Finish',
     'PLANNERS',
     'Planner',
+    'PlannerKind',
     'ReplayPlanner',
     'ScriptPlanner',
     'TaskCard',
     'ToolCallingPlanner',
     'make_planner',
+    'needs_endpoint',
+    'needs_source',
 ]

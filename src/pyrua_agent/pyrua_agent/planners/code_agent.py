@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .base import Cell, TaskCard
-from .conversation import ConversationPlanner, image_attachments, OnCall
+from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
 from ..llm import EndpointConfig, ParseResult, python_tool, ToolOutput
 from ..prompt import code_api_reference, system_prompt
@@ -39,6 +39,7 @@ class CodeAgentPlanner(ConversationPlanner):
     :param on_call: called with each counted call's record.
     :param image_detail: OpenAI image detail of every image sent.
     :param image_format: ``'png'`` or ``'jpeg'``.
+    :param wrap_client: wraps each episode's ``ChatClient`` (recording).
     """
 
     name = 'code'
@@ -46,9 +47,10 @@ class CodeAgentPlanner(ConversationPlanner):
     def __init__(self, endpoint: EndpointConfig,
                  primitives: Mapping[str, Callable[..., Any]], *,
                  prices: PriceTable | None = None, on_call: OnCall | None = None,
-                 image_detail: str = 'auto', image_format: str = 'png') -> None:
+                 image_detail: str = 'auto', image_format: str = 'png',
+                 wrap_client: WrapClient | None = None) -> None:
         super().__init__(endpoint, prices=prices, on_call=on_call, image_detail=image_detail,
-                         image_format=image_format)
+                         image_format=image_format, wrap_client=wrap_client)
         self.api_reference = code_api_reference(primitives)
 
     def build_tools(self, card: TaskCard) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ from ..runtime import CellResult, ImageObservation
 
 _LOG = logging.getLogger(__name__)
 OnCall = Callable[[CallRecord], None]
+WrapClient = Callable[[ChatClient], Any]
 
 
 def image_attachments(images: Sequence[ImageObservation], *, detail: str = 'auto',
@@ -70,7 +71,7 @@ class ConversationPlanner(ABC):
     def __init__(self, endpoint: EndpointConfig, *, prices: PriceTable | None = None,
                  on_call: OnCall | None = None, image_detail: str = 'auto',
                  image_format: str = 'png',
-                 wrap_client: Callable[[ChatClient], Any] | None = None) -> None:
+                 wrap_client: WrapClient | None = None) -> None:
         self.endpoint = endpoint
         self.wrap_client = wrap_client
         self.prices = prices if prices is not None else PriceTable.load()

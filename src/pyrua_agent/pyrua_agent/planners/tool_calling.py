@@ -31,7 +31,7 @@ from typing import Any
 from pyrua_primitives.naming import unknown_name
 
 from .base import Cell, TaskCard
-from .conversation import ConversationPlanner, image_attachments, OnCall
+from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
 from ..llm import EndpointConfig, function_schema, ParseResult, ToolOutput
 from ..prompt import system_prompt, tools_api_reference
@@ -141,6 +141,7 @@ class ToolCallingPlanner(ConversationPlanner):
     :param on_call: called with each counted call's record.
     :param image_detail: OpenAI image detail of every image sent.
     :param image_format: ``'png'`` or ``'jpeg'``.
+    :param wrap_client: wraps each episode's ``ChatClient`` (recording).
     :raises ValueError: for an unknown image mode, or pictures without an ``image`` primitive.
     """
 
@@ -149,7 +150,7 @@ class ToolCallingPlanner(ConversationPlanner):
                  images: str = 'after_motion', motion: Collection[str] = MOTION_PRIMITIVES,
                  cameras: Sequence[str] | None = None, prices: PriceTable | None = None,
                  on_call: OnCall | None = None, image_detail: str = 'auto',
-                 image_format: str = 'png') -> None:
+                 image_format: str = 'png', wrap_client: WrapClient | None = None) -> None:
         if images not in IMAGE_MODES:
             raise ValueError(unknown_name('image mode', images, IMAGE_MODES))
         if IMAGE_PRIMITIVE not in primitives:
@@ -158,7 +159,7 @@ class ToolCallingPlanner(ConversationPlanner):
         if SHOW_TOOL in primitives:
             raise ValueError(f'primitive name {SHOW_TOOL!r} is reserved for robo.show; rename it')
         super().__init__(endpoint, prices=prices, on_call=on_call, image_detail=image_detail,
-                         image_format=image_format)
+                         image_format=image_format, wrap_client=wrap_client)
         self.name = IMAGE_MODES[images]
         self.images = images
         self.motion = frozenset(motion) & set(primitives)

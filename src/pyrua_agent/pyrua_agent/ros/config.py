@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 
 from pyrua_primitives.library import LibraryConfig
 from pyrua_primitives.ros.config import RosStationConfig
 from pyrua_primitives.station import CAMERAS
 
 from ..budgets import BudgetConfig
+from ..episode.spec import EpisodeSpec, SANDBOX_MODES
 from ..llm import EndpointConfig
-from ..planners import PLANNERS
-
-FILE_PLANNERS = ('replay', 'script')
-"""Planners that read their cells from ``source`` (no LLM, no price table)."""
+from ..planners import needs_endpoint, PLANNERS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +37,9 @@ class AgentNodeConfig:
     :param prices_file: a price table (``pyrua_agent/prices.yaml`` shape) over the packaged
         one, for the LLM planners' cost; '' uses the packaged table.
     :param cell_timeout_s: optional per-cell limit, seconds (NaN: off).
+    :param success_guard: stop a cell before an acting primitive once the task succeeded
+        (needs ``evaluator``).
+    :param sandbox: cell isolation, one of ``pyrua_agent.episode.SANDBOX_MODES``.
     :param card_cameras: cameras whose first images go on the task card.
     :param server_timeout_s: how long to wait for the primitives node's action servers.
     :param executor_threads: MultiThreadedExecutor threads.
@@ -57,6 +59,8 @@ class AgentNodeConfig:
     record_dir: str = 'runs'
     prices_file: str = ''
     cell_timeout_s: float | None = None
+    success_guard: bool = True
+    sandbox: str = 'auto'
     card_cameras: tuple[str, ...] = CAMERAS
     server_timeout_s: float = 10.0
     executor_threads: int = 6
@@ -64,9 +68,26 @@ class AgentNodeConfig:
     def __post_init__(self) -> None:
         if self.planner not in PLANNERS:
             raise ValueError(f'planner {self.planner!r} vs one of {sorted(PLANNERS)}')
-        if not self.instruction and not self.evaluator and self.planner not in FILE_PLANNERS:
+        if not self.instruction and not self.evaluator and needs_endpoint(self.planner):
             raise ValueError("instruction '' with evaluator False: a real station needs the "
                              'instruction as a parameter')
         unknown = [c for c in self.card_cameras if c not in CAMERAS]
         if unknown:
             raise ValueError(f'card_cameras {unknown} vs cameras {list(CAMERAS)}')
+        if self.sandbox not in SANDBOX_MODES:
+            raise ValueError(f'sandbox {self.sandbox!r} vs one of {SANDBOX_MODES}')
+
+
+def episode_spec(config: AgentNodeConfig) -> EpisodeSpec:
+    """Return the ``EpisodeSpec`` of the agent node's parameters (the one assembly's input)."""
+    timeout = config.cell_timeout_s
+    return EpisodeSpec(
+        task=config.task, seed=config.seed, layout=config.layout, world='ros',
+        instruction=config.instruction, planner=config.planner,
+        source=config.source or None, endpoint=config.endpoint,
+        prices_file=config.prices_file or None, library=config.library,
+        station=config.station, budgets=config.budgets,
+        cell_timeout_s=None if timeout is None or math.isnan(timeout) else timeout,
+        success_guard=config.success_guard, record=bool(config.record_dir),
+        runs_dir=config.record_dir or 'runs', sandbox=config.sandbox,
+        card_cameras=config.card_cameras)

@@ -1,6 +1,6 @@
 """Fixture for the reference-program tests: run a bundled program on a twin layout."""
 
-from pyrua_agent.cli import bundled_program
+from pyrua_agent.episode import bundled_program
 from pyrua_agent.episode import run_episode
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.world import open_twin_world

@@ -15,11 +15,12 @@ import logging
 import threading
 from typing import Any
 
-from .accounting import Ledger
-from .budgets import BudgetConfig, Budgets, EpisodeEnd
-from .llm.errors import ContextOverflow, LLMError
-from .planners.base import Cell, Planner, TaskCard
-from .runtime import CellResult, CellRuntime
+from ..accounting import Ledger
+from ..budgets import BudgetConfig, Budgets, EpisodeEnd
+from ..llm.errors import ContextOverflow, LLMError
+from ..planners.base import Cell, Planner, TaskCard
+from ..runtime import CellResult, CellRuntime
+from ..runtime.transport import Transport
 
 _LOG = logging.getLogger(__name__)
 
@@ -38,6 +39,8 @@ class EpisodeWorld:
     :param success: the evaluator's success check (None on a real station without one).
     :param score: the evaluator's staged process reward in [0, 1] (None when unknown).
     :param success_guard: stop a cell before an acting primitive once the task succeeded.
+    :param transport: how the runtime reaches the primitives (None: in this process); a
+        recording world passes a ``RecordedTransport``, the agent node its ROS actions.
     """
 
     task: str
@@ -49,6 +52,7 @@ class EpisodeWorld:
     success: Callable[[], bool] | None = None
     score: Callable[[], float] | None = None
     success_guard: bool = True
+    transport: Transport | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,8 @@ class EpisodeResult:
     """
     The record of one episode; ``to_dict()`` keys are a public contract of ``--json``.
 
-    ``end_reason`` is one of ``pyrua_agent.budgets.END_REASONS``.
+    ``end_reason`` is one of ``pyrua_agent.budgets.END_REASONS``; ``run_dir`` is the
+    episode's recording folder (None when not recorded).
     """
 
     task: str
@@ -71,6 +76,7 @@ class EpisodeResult:
     wall_s: float
     ledger: Ledger
     cell_results: tuple[CellResult, ...] = field(default=())
+    run_dir: str | None = None
 
     def __repr__(self) -> str:
         score = 'n/a' if self.score is None else f'{self.score:.2f}'
@@ -93,6 +99,7 @@ class EpisodeResult:
             'score': self.score,
             'cells': self.cells,
             'wall_s': round(self.wall_s, 3),
+            'run_dir': self.run_dir,
             **accounting,
             'cell_log': [
                 {'index': r.index, 'error': r.error, 'stopped_reason': r.stopped_reason,
@@ -148,7 +155,7 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
     :param max_output_chars: per-cell output kept for the model.
     :param on_cell: called after each cell with the cell and its result (progress display,
         recording).
-    :param runtime_factory: builds the cell runtime (the ROS agent node passes its transport).
+    :param runtime_factory: builds the cell runtime from the world's primitives.
     :returns: the episode record.
     """
     config = budgets or BudgetConfig()
@@ -156,8 +163,10 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
     guard = world.success if (world.success_guard and world.success is not None) else None
     results: list[CellResult] = []
     reason, detail = 'gave_up', ''
+    options = {} if world.transport is None else {'transport': world.transport}
     runtime = runtime_factory(world.primitives, acting=world.acting, success_check=guard,
-                              cell_timeout_s=cell_timeout_s, max_output_chars=max_output_chars)
+                              cell_timeout_s=cell_timeout_s, max_output_chars=max_output_chars,
+                              **options)
     try:
         with _Watchdog(runtime, meter) as watchdog:
             try:
