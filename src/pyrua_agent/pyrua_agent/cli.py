@@ -20,10 +20,12 @@ RUN_EXAMPLE = """examples:
   OPENAI_API_KEY=... pyrua run --task pick_place --planner code --model gpt-5-mini
   pyrua run --task pick_place --planner tools --base-url http://127.0.0.1:8000/v1 \\
       --model Qwen/Qwen3-8B                            # any OpenAI-compatible server
+  pyrua run --task libero_spatial/3 --layout 7 --perception oracle   # LIBERO (extra)
 """
 VIEW_EXAMPLE = """examples:
   pyrua view --task pick_place --seed 0 --layouts 0 1 2 --out views/
   pyrua view --task sort_by_color --seed 0 --layouts 0-9 --sheet --out views/
+  pyrua view --task libero_goal/2 --layouts 0-3 --out views/   # init states 0..3
 """
 
 
@@ -35,7 +37,9 @@ def _layouts(text: str) -> list[int]:
 
 
 def _common_task_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--task', required=True, help='task name, e.g. pick_place')
+    parser.add_argument('--task', required=True,
+                        help='task name, e.g. pick_place, or a benchmark task <suite>/<index>, '
+                             'e.g. libero_spatial/3 (pyrua tasks lists them)')
     parser.add_argument('--seed', type=int, default=0, help='layout seed, 0..999 (default 0)')
 
 
@@ -52,7 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
         'run', help='run one episode on the embedded twin', epilog=RUN_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _common_task_args(run)
-    run.add_argument('--layout', type=int, default=0, help='layout index, 0..49 (default 0)')
+    run.add_argument('--layout', type=int, default=0,
+                     help='layout index, 0..49 (default 0); a benchmark task: its init state')
+    run.add_argument('--perception', default='rgb', choices=('rgb', 'oracle'),
+                     help='how robo.locate sees: rgb (cameras, default) or oracle (PRIVILEGED '
+                          'ground truth by object name, where the world has it: LIBERO)')
     run.add_argument('--planner', default='script', choices=sorted(PLANNERS),
                      help='who writes the cells: ' + '; '.join(
                          f'{name}: {kind.summary}' for name, kind in sorted(PLANNERS.items()))
@@ -108,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument('--out', type=Path, default=None,
                         help='HTML file to write (default: report.html in the episode folder)')
 
+    commands.add_parser('tasks', help='list the built-in tasks and the benchmark suites')
+
     view = commands.add_parser(
         'view', help="render a task layout's camera images to PNG", epilog=VIEW_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -140,9 +150,18 @@ def spec_from_args(args: argparse.Namespace):
             budget_args[name] = getattr(args, flag)
     endpoint = {'base_url': args.base_url, 'model': args.model,
                 'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env}
+    from pyrua_primitives.library import LibraryConfig
+    from pyrua_sim.benchmarks import is_benchmark_task
+    from pyrua_sim.benchmarks.registry import split_task
+
     llm = needs_endpoint(args.planner)
+    world = split_task(args.task)[0].name if is_benchmark_task(args.task) else 'twin'
+    library = LibraryConfig()
+    if getattr(args, 'perception', 'rgb') == 'oracle':
+        library = LibraryConfig(segmenter='oracle', allow_privileged=True)
     return EpisodeSpec(
-        task=args.task, seed=args.seed, layout=args.layout, planner=args.planner,
+        task=args.task, seed=args.seed, layout=args.layout, planner=args.planner, world=world,
+        library=library,
         source=None if args.script is None else str(args.script),
         endpoint=EndpointConfig(**{k: v for k, v in endpoint.items() if v is not None}),
         prices_file=None if args.prices is None or not llm else str(args.prices),
@@ -151,15 +170,17 @@ def spec_from_args(args: argparse.Namespace):
 
 
 def _run(args: argparse.Namespace) -> int:
+    from pyrua_sim.benchmarks import is_benchmark_task
     from pyrua_sim.tasks import get_task
 
     from .episode import planner_source, run_episode_spec
 
-    get_task(args.task)  # refuse an unknown task before anything else, with suggestions
+    if not is_benchmark_task(args.task):  # benchmark tasks are checked by spec_from_args
+        get_task(args.task)  # refuse an unknown task before anything else, with suggestions
     spec = spec_from_args(args)
     what = spec.endpoint.model if spec.uses_endpoint else planner_source(spec)
     print(f'pyrua run: task {spec.task}, seed {spec.seed}, layout {spec.layout}, '
-          f'planner {spec.planner} ({what})')
+          f'planner {spec.planner} ({what}), perception {args.perception}')
     observers = []
     if args.foxglove is not None:
         from .live import FoxgloveLiveView
@@ -182,7 +203,7 @@ def _run(args: argparse.Namespace) -> int:
     score = 'n/a' if result.score is None else f'{result.score:.2f}'
     print(f'\nend reason: {result.end_reason} ({result.end_detail})')
     print(f'success: {result.success}   score: {score}   cells: {result.cells}   '
-          f'wall: {result.wall_s:.1f} s')
+          f'wall: {result.wall_s:.1f} s   perception: {args.perception}')
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result.to_dict(), indent=2) + '\n')
@@ -226,6 +247,21 @@ def _write_images(folder: Path, shown: Sequence[tuple[int, object]]) -> None:
     print(f'{len(shown)} shown images written to {folder}/')
 
 
+def _tasks(args: argparse.Namespace) -> int:
+    from pyrua_sim.benchmarks import benchmark_suites
+    from pyrua_sim.tasks import TASKS
+
+    print('built-in tasks (pyrua run --task NAME --seed S --layout 0..49):')
+    for name in sorted(TASKS):
+        print(f'  {name:16s} {TASKS[name].dimension}')
+    for benchmark, suites in benchmark_suites().items():
+        print(f'\n{benchmark} suites (pyrua run --task SUITE/INDEX --layout INIT_STATE; '
+              f'needs: pip install -e src/pyrua_sim[{benchmark}]):')
+        for suite in suites:
+            print(f'  {suite}')
+    return 0
+
+
 def _view(args: argparse.Namespace) -> int:
     from pyrua_sim.view import contact_sheet, render_views
 
@@ -244,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
-    handlers = {'replay': _replay, 'report': _report, 'run': _run, 'view': _view}
+    handlers = {'replay': _replay, 'report': _report, 'run': _run, 'tasks': _tasks,
+                'view': _view}
     try:
         return handlers[args.command](args)
     except (KeyError, ValueError, FileNotFoundError, MissingDependency) as exc:

@@ -66,7 +66,7 @@ class OpenedWorld:
 
 def robot_state_text(library: PrimitiveLibrary) -> str:
     """Return the task card's robot state: each arm's pose and gripper opening."""
-    return '\n'.join(repr(library.pose(arm)) for arm in ('left', 'right'))
+    return '\n'.join(repr(library.pose(arm)) for arm in library.arms)
 
 
 def _observed(func: Callable[..., Any], observe: Callable[[], object]) -> Callable[..., Any]:
@@ -180,7 +180,8 @@ class RecordedTransport:
 
 def station_world(spec: EpisodeSpec, library: PrimitiveLibrary, *, instruction: str,
                   hooks: EvaluatorHooks | None = None, observer: Any | None = None,
-                  transport: TransportFactory = InProcessTransport) -> EpisodeWorld:
+                  transport: TransportFactory = InProcessTransport,
+                  overrides: Mapping[str, Callable[..., Any]] | None = None) -> EpisodeWorld:
     """
     Describe one episode over ``library``'s Station for ``run_episode``.
 
@@ -192,11 +193,13 @@ def station_world(spec: EpisodeSpec, library: PrimitiveLibrary, *, instruction: 
     :param observer: a recorder: gets every primitive goal and result.
     :param transport: builds the runtime's transport from the primitives (in process by
         default; the agent node's sends actions to the primitives node).
+    :param overrides: primitives that replace or add to the library's (a world's
+        privileged ``oracle`` locate, installed only when the spec asks for it).
     :returns: the EpisodeWorld.
     """
     hooks = hooks or EvaluatorHooks()
     primitives = {}
-    for name, func in library.primitives().items():
+    for name, func in {**library.primitives(), **(overrides or {})}.items():
         if name in ACTING and hooks.after_acting is not None:
             func = _observed(func, hooks.after_acting)
         primitives[name] = func
@@ -205,7 +208,8 @@ def station_world(spec: EpisodeSpec, library: PrimitiveLibrary, *, instruction: 
         runtime_transport = RecordedTransport(runtime_transport, primitives, observer)
     card = TaskCard(task=spec.task, instruction=instruction,
                     robot_state=robot_state_text(library),
-                    images=tuple((cam, library.image(cam)) for cam in spec.card_cameras))
+                    images=tuple((cam, library.image(cam))
+                                 for cam in spec.card_cameras or library.cameras))
     return EpisodeWorld(task=spec.task, seed=spec.seed, layout=spec.layout, card=card,
                         primitives=primitives, acting=ACTING, success=hooks.success,
                         score=hooks.score, success_guard=spec.success_guard,
@@ -272,6 +276,40 @@ def open_twin(spec: EpisodeSpec, observer: Any | None = None) -> OpenedWorld:
     """
     world, twin = _twin_world(spec, observer)
     return OpenedWorld(world=world, close=twin.close)
+
+
+def open_benchmark(spec: EpisodeSpec, observer: Any | None = None) -> OpenedWorld:
+    """
+    Load a benchmark task (``'libero_spatial/3'``) at init state ``spec.layout``.
+
+    The instruction is the benchmark's, success its own check. With
+    ``spec.library.segmenter == 'oracle'`` (allowed explicitly), ``locate`` is the
+    benchmark's PRIVILEGED ground truth by object name and ``objects`` lists the names;
+    the recorded spec says so.
+
+    :param spec: the episode.
+    :param observer: recorder hooks for frames, joint states, goals and results.
+    :returns: the world; its ``close`` closes the benchmark environment.
+    """
+    from pyrua_sim.benchmarks import load
+
+    bench = load(spec.task, spec.layout)
+    try:
+        overrides, segmenter = {}, None
+        if spec.library.segmenter == 'oracle':
+            overrides = {'locate': bench.oracle.locate, 'objects': bench.oracle.objects}
+            segmenter = bench.oracle
+        library = PrimitiveLibrary(bench.station, spec.library, segmenter=segmenter,
+                                   observer=observer)
+        evaluator = bench.evaluator
+        hooks = EvaluatorHooks(success=evaluator.success, score=evaluator.score,
+                               after_acting=evaluator.observe)
+        world = station_world(spec, library, instruction=spec.instruction or bench.instruction,
+                              hooks=hooks, observer=observer, overrides=overrides)
+        return OpenedWorld(world=world, close=bench.close)
+    except BaseException:
+        bench.close()
+        raise
 
 
 def _twin_world(spec: EpisodeSpec, observer: Any | None) -> tuple[EpisodeWorld, Twin]:

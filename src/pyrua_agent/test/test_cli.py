@@ -16,6 +16,18 @@ def test_unknown_task_is_refused_with_a_suggestion(capsys):
     assert "did you mean 'pick_place'" in err
 
 
+def test_tasks_lists_the_built_in_tasks_and_the_benchmark_suites(capsys):
+    assert main(['tasks']) == 0
+    out = capsys.readouterr().out
+    assert 'pick_place' in out and 'libero_spatial' in out and 'libero_goal_swap' in out
+    assert 'pip install -e src/pyrua_sim[libero]' in out
+
+
+def test_unknown_benchmark_suite_is_refused_with_a_suggestion(capsys):
+    assert main(['run', '--task', 'libero_spatail/3', '--no-record']) == 2
+    assert "did you mean 'libero_spatial'" in capsys.readouterr().err
+
+
 def test_missing_bundled_program_lists_the_bundled_ones():
     with pytest.raises(FileNotFoundError, match='bundled: .*pick_place'):
         bundled_program('no_such_task')

@@ -19,7 +19,7 @@ import numpy as np
 
 from .cancel import CancelToken
 from .kinematics.forward import tcp_pose
-from .kinematics.orientation import approach_tilt_rad, closing_heading_rad
+from .kinematics.orientation import approach_tilt_rad, closing_heading_rad, top_down_rotation
 from .motion import MotionConfig, MotionScene, plan_joint_move, plan_move, PlanResult
 from .perception import (
     back_project as _back_project,
@@ -38,8 +38,17 @@ from .perception import (
     locate as _locate,
 )
 from .results import ArmPose, GripperResult, MoveResult
-from .safety import SafetyConfig
-from .station import CameraFrame, CAMERAS, check_arm, check_camera, JointState, Station
+from .safety import check_tcp_target, SafetyConfig
+from .station import (
+    CameraFrame,
+    CartesianArm,
+    check_arm,
+    check_camera,
+    JointState,
+    Station,
+    station_arms,
+    station_cameras,
+)
 from .vla import run_configured_rollout, VlaConfig, VlaResult
 
 ACTING: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper', 'vla')
@@ -137,6 +146,14 @@ class PrimitiveLibrary:
             segmenter = make_segmenter(self.config.segmenter, **options)
         self.segmenter = segmenter
         self.observer = observer
+        self.arms = station_arms(station)
+        self.cameras = station_cameras(station)
+
+    def _arm(self, arm: str) -> str:
+        return check_arm(arm, self.arms)
+
+    def _camera(self, camera: str) -> str:
+        return check_camera(camera, self.cameras)
 
     def __repr__(self) -> str:
         return f'PrimitiveLibrary({type(self.station).__name__}, {self.config.segmenter})'
@@ -174,7 +191,7 @@ class PrimitiveLibrary:
         """
         if not isinstance(query, str) or not query.strip():
             raise TypeError(f"query must be a non-empty string like 'red block', got {query!r}")
-        names = CAMERAS if cameras is None else tuple(check_camera(c) for c in cameras)
+        names = self.cameras if cameras is None else tuple(self._camera(c) for c in cameras)
         if not names:
             raise ValueError('cameras is empty; pass None (all cameras) or e.g. ["head"]')
         frames = [self._capture(name) for name in names]
@@ -189,7 +206,7 @@ class PrimitiveLibrary:
         :returns: an H x W x 3 uint8 array (row 0 at the top). Use robo.show(camera) to
             let the model see an image.
         """
-        return self._capture(check_camera(camera)).rgb
+        return self._capture(self._camera(camera)).rgb
 
     def camera_meta(self, camera: str) -> CameraMeta:
         """
@@ -200,7 +217,7 @@ class PrimitiveLibrary:
         :returns: CameraMeta with width_px, height_px, fx_px, fy_px, hfov_deg, vfov_deg,
             position_m, forward (unit viewing direction), pitch_deg, yaw_deg.
         """
-        return _camera_meta(self.station.camera_model(check_camera(camera)))
+        return _camera_meta(self.station.camera_model(self._camera(camera)))
 
     def back_project(self, camera: str, u: float, v: float,
                      z: float | None = None) -> BackProjectResult:
@@ -221,7 +238,7 @@ class PrimitiveLibrary:
         plane = self.station.table_height_m() if z is None else float(z)
         if not math.isfinite(plane):
             raise ValueError(f'z={z!r} must be a finite height in metres')
-        model = self.station.camera_model(check_camera(camera))
+        model = self.station.camera_model(self._camera(camera))
         return _back_project(model, float(u), float(v), plane)
 
     # --- state ----------------------------------------------------------------------
@@ -234,7 +251,7 @@ class PrimitiveLibrary:
         :returns: JointState with positions_rad (joint1..joint6, radians; printed in
             degrees), velocities_rad_s and gripper_width_m.
         """
-        state = self.station.joint_state(check_arm(arm))
+        state = self.station.joint_state(self._arm(arm))
         _call_hook(self.observer, 'joint_state', state)
         return state
 
@@ -248,7 +265,10 @@ class PrimitiveLibrary:
             pointing straight down) and gripper_width_m.
         """
         state = self.joints(arm)
-        tcp = tcp_pose(state.positions_rad, self.station.arm_base(arm).world_from_base)
+        if isinstance(self.station, CartesianArm):
+            tcp = self.station.tcp_pose(arm)
+        else:
+            tcp = tcp_pose(state.positions_rad, self.station.arm_base(arm).world_from_base)
         rotation = tcp[:3, :3]
         return ArmPose(arm=arm, position_m=tuple(float(c) for c in tcp[:3, 3]),
                        heading_rad=closing_heading_rad(rotation),
@@ -270,8 +290,9 @@ class PrimitiveLibrary:
         if seconds > 0:
             # Holding one arm's current joints is a motion every station can execute; it
             # lets the station's time pass (the other arm holds its last command).
-            hold = self.station.joint_state('left').positions_rad
-            self.station.follow_joint_trajectory('left', hold[None, :],
+            arm = self.arms[0]
+            hold = self.station.joint_state(arm).positions_rad
+            self.station.follow_joint_trajectory(arm, hold[None, :],
                                                  np.array([float(seconds)]), cancel)
         return round(self.station.time_s() - start, 3)
 
@@ -331,17 +352,54 @@ class PrimitiveLibrary:
             reached=False and a reason that names the limit (reach, table clearance,
             workspace, joint or speed limit, distance to the other arm).
         """
-        check_arm(arm)
+        self._arm(arm)
         target = _vector3(xyz, 'xyz')
         for name, value in (('heading', heading), ('max_tilt', max_tilt)):
             if value is not None and (isinstance(value, bool)
                                       or not isinstance(value, (int, float))):
                 raise TypeError(f'{name} must be a number of radians, got {value!r}')
+        if isinstance(self.station, CartesianArm):
+            return self._cartesian_move(arm, target, heading, bool(descend), path, cancel)
         scene = MotionScene.from_station(self.station, arm)
         plan = plan_move(scene, target, heading, descend=bool(descend), path=path,
                          max_tilt_rad=float(max_tilt), motion=self.config.motion,
                          safety=self.config.safety)
         return self._execute(arm, plan, target, cancel)
+
+    def _cartesian_move(self, arm: str, target: np.ndarray, heading: float | None,
+                        descend: bool, path: str, cancel: CancelToken | None) -> MoveResult:
+        """Move a CartesianArm station's gripper top-down to ``target`` (its own kinematics)."""
+        if path not in ('joint', 'line'):
+            raise ValueError(f"path={path!r} vs 'line' or 'joint'")
+        current = self.station.tcp_pose(arm)
+        reason = check_tcp_target(current[:3, 3], target, self.station.table_height_m(),
+                                  descend=descend, config=self.config.safety)
+        if reason:
+            return self._execute(arm, PlanResult(False, reason), target, cancel)
+        now = closing_heading_rad(current[:3, :3])
+        if heading is None:
+            heading = now
+        # h and h + pi close the same way: turn the wrist the shorter way.
+        heading = now + ((float(heading) - now + math.pi / 2) % math.pi - math.pi / 2)
+        pose = np.eye(4)
+        pose[:3, :3] = top_down_rotation(heading)
+        pose[:3, 3] = target
+        return self._run_cartesian(arm, pose, target, path == 'line', cancel)
+
+    def _run_cartesian(self, arm: str, pose: np.ndarray, target: np.ndarray, line: bool,
+                       cancel: CancelToken | None) -> MoveResult:
+        outcome = self.station.move_tcp(arm, pose, line=line, cancel=cancel)
+        final = self.pose(arm)
+        error = float(np.linalg.norm(np.subtract(final.position_m, target)))
+        reason = '' if outcome.completed else f'motion stopped: {outcome.reason}'
+        if not reason and error > self.config.position_tolerance_m:
+            reason = (f'ended {error * 1000:.1f} mm from the target vs tolerance '
+                      f'{self.config.position_tolerance_m * 1000:.1f} mm; something may be '
+                      'blocking the gripper: look with robo.show')
+        return MoveResult(reached=not reason, reason=reason, arm=arm,
+                          target_m=tuple(float(c) for c in target), final_m=final.position_m,
+                          final_heading_rad=final.heading_rad, error_m=error,
+                          duration_s=float(outcome.duration_s))
 
     def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
         """
@@ -350,7 +408,10 @@ class PrimitiveLibrary:
         :param arm: 'left' or 'right'.
         :returns: MoveResult (reached=False with a reason if the path is unsafe).
         """
-        check_arm(arm)
+        self._arm(arm)
+        if isinstance(self.station, CartesianArm):
+            pose = self.station.home_tcp_pose(arm)
+            return self._run_cartesian(arm, pose, pose[:3, 3], False, cancel)
         home_q = self.station.home_positions_rad(arm)
         target = tcp_pose(home_q, self.station.arm_base(arm).world_from_base)[:3, 3]
         scene = MotionScene.from_station(self.station, arm)
@@ -369,7 +430,7 @@ class PrimitiveLibrary:
             fully open (0.088 m).
         :returns: GripperResult with width_m, the measured opening.
         """
-        check_arm(arm)
+        self._arm(arm)
         full = self.station.joint_limits(arm).gripper_max_width_m
         commanded = full if width is None else width
         if isinstance(commanded, bool) or not isinstance(commanded, (int, float)) \
@@ -393,7 +454,7 @@ class PrimitiveLibrary:
             instead of closing fully) and width_m (the measured opening: about the object's
             width when held, near 0 when nothing is between the fingers).
         """
-        check_arm(arm)
+        self._arm(arm)
         outcome = self.station.command_gripper(arm, 0.0, cancel)
         width = float(outcome.width_m)
         held = width > self.config.min_held_width_m

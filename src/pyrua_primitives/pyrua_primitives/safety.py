@@ -274,3 +274,35 @@ def _geometry_verdict(samples, base, other_frames, table_z, descend, config) -> 
                 'other arm away or pick a target farther from it'
             ), min_gap, min_clear)
     return SafetyResult(True, '', min_gap, min_clear)
+
+
+def check_tcp_target(start_m: object, target_m: object, table_z_m: float, *,
+                     descend: bool = False, config: SafetyConfig | None = None) -> str:
+    """
+    Check a straight top-down TCP move of an arm that plans itself (``CartesianArm``).
+
+    Rule 4 of the gate on the segment from ``start_m`` to ``target_m`` (a straight line is
+    lowest at one of its ends): the TCP stays ``table_clearance_m`` above the table unless
+    ``descend`` (a move that starts lower may rise, never sink), and the finger tips
+    (``FINGERTIP_BEYOND_TCP_M`` below the TCP) never go below ``fingertip_floor_m``.
+
+    :param start_m: the TCP position now, world frame, metres.
+    :param target_m: the TCP goal, world frame, metres.
+    :param table_z_m: table top z in the world frame.
+    :param descend: True only for an explicit descent to a measured object.
+    :param config: the gate thresholds; None uses the SafetyConfig defaults.
+    :returns: ``''`` when safe, else the broken rule with its numbers.
+    """
+    config = SafetyConfig() if config is None else config
+    start_z = float(np.asarray(start_m, dtype=float)[2])
+    x, y, z = (float(c) for c in target_m)
+    tcp_floor = min(table_z_m + config.table_clearance_m, start_z - _START_SLACK_M)
+    if not descend and z < tcp_floor - 1e-9:
+        return (f'z={z:.3f} m is below table clearance {tcp_floor:.3f} m; raise z or pass '
+                'descend=True for a measured object')
+    tip_z = z - arx_x5.FINGERTIP_BEYOND_TCP_M
+    tip_floor = table_z_m + config.fingertip_floor_m
+    if tip_z < tip_floor - 1e-9:
+        return (f'finger tips z={tip_z:.3f} m at ({x:.3f}, {y:.3f}) are below the floor '
+                f'{tip_floor:.3f} m (table + {config.fingertip_floor_m * 1000:.0f} mm); raise z')
+    return ''

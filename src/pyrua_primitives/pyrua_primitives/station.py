@@ -12,7 +12,13 @@ Implementations: ``pyrua_sim.MujocoStation`` (the twin, in process), a ROS stati
 Conventions:
 
 - World frame = station frame: metres, z up, arms at -y facing +y, left arm at x < 0.
-- Arms are ``'left'`` and ``'right'``; cameras ``'head'``, ``'left_wrist'``, ``'right_wrist'``.
+- Arms are ``'left'`` and ``'right'``; cameras ``'head'``, ``'left_wrist'``, ``'right_wrist'``
+  (the ARX-X5 station). A station of another robot declares its own names as ``arms`` and
+  ``cameras`` attributes (``station_arms`` / ``station_cameras`` read them); the library,
+  the prompt and the safety gate take the names from there.
+- A robot that is not an ARX-X5 moves its gripper itself: it implements ``CartesianArm``
+  (TCP pose, home pose, a Cartesian move through its own kinematics and controller), and
+  the library sends ``move_to`` / ``home`` / ``pose`` there instead of the ARX kinematics.
 - Joint vectors are the six arm joints ``joint1..joint6`` in radians; the gripper is a
   width in metres (distance between the finger pads, 0 = closed).
 - Camera poses use the OpenCV optical convention: x right, y down, z forward (viewing
@@ -256,23 +262,63 @@ class Station(Protocol):
         ...
 
 
-def check_arm(arm: str) -> str:
+@runtime_checkable
+class CartesianArm(Protocol):
+    """
+    Optional capability of a station whose arm is not an ARX-X5: it moves its gripper itself.
+
+    The TCP frame is the library's: origin between the finger pads, x = approach axis (out
+    of the fingers), y = the line the fingers close along. Poses are 4x4, world frame, metres.
+    """
+
+    def tcp_pose(self, arm: str) -> np.ndarray:
+        """Return the measured 4x4 TCP pose of ``arm``."""
+        ...
+
+    def home_tcp_pose(self, arm: str) -> np.ndarray:
+        """Return the 4x4 TCP pose of ``arm``'s ready pose."""
+        ...
+
+    def move_tcp(self, arm: str, target: np.ndarray, *, line: bool = True,
+                 cancel: CancelToken | None = None) -> TrajectoryResult:
+        """
+        Move the TCP of ``arm`` to the 4x4 ``target`` and block until done.
+
+        :param line: True: along a straight line; False: however the controller goes there.
+        :returns: a TrajectoryResult; ``completed=False`` with the reason when stopped.
+        """
+        ...
+
+
+def station_arms(station: object) -> tuple[str, ...]:
+    """Return the arm names ``station`` declares (``arms``), default the ARX-X5 pair."""
+    return tuple(getattr(station, 'arms', ARMS))
+
+
+def station_cameras(station: object) -> tuple[str, ...]:
+    """Return the camera names ``station`` declares (``cameras``), default the ARX-X5 three."""
+    return tuple(getattr(station, 'cameras', CAMERAS))
+
+
+def check_arm(arm: str, arms: tuple[str, ...] = ARMS) -> str:
     """
     Return ``arm`` if it names an arm, else raise ValueError listing the valid names.
 
-    :raises ValueError: for anything but ``'left'`` or ``'right'``.
+    :param arms: the station's arm names (``station_arms``); default ``'left'``, ``'right'``.
+    :raises ValueError: for a name not in ``arms``.
     """
-    if arm not in ARMS:
-        raise ValueError(unknown_name('arm', arm, ARMS))
+    if arm not in arms:
+        raise ValueError(unknown_name('arm', arm, arms))
     return arm
 
 
-def check_camera(camera: str) -> str:
+def check_camera(camera: str, cameras: tuple[str, ...] = CAMERAS) -> str:
     """
     Return ``camera`` if it names a camera, else raise ValueError listing the valid names.
 
-    :raises ValueError: for a name not in CAMERAS.
+    :param cameras: the station's camera names (``station_cameras``); default CAMERAS.
+    :raises ValueError: for a name not in ``cameras``.
     """
-    if camera not in CAMERAS:
-        raise ValueError(unknown_name('camera', camera, CAMERAS))
+    if camera not in cameras:
+        raise ValueError(unknown_name('camera', camera, cameras))
     return camera

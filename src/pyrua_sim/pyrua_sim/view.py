@@ -12,7 +12,9 @@ from pathlib import Path
 import textwrap
 
 import numpy as np
-from pyrua_primitives.station import CAMERAS
+from pyrua_primitives.station import CAMERAS, station_cameras
+
+from .benchmarks import is_benchmark_task, load as load_benchmark
 
 SHEET_TILE = (320, 240)
 """Width and height of one contact-sheet tile, pixels."""
@@ -61,6 +63,8 @@ def render_views(
     from .twin import load_twin
 
     out = Path(out_dir)
+    if is_benchmark_task(task):
+        return _render_benchmark(task, indices, out)
     paths = []
     for index in indices:
         twin = load_twin(task, seed, index)
@@ -71,6 +75,22 @@ def render_views(
                 paths.append(_write_png(out / name, frame.rgb))
         finally:
             twin.close()
+    return paths
+
+
+def _render_benchmark(task: str, indices: Sequence[int], out: Path) -> list[Path]:
+    """Render every camera of a benchmark task at each init state (one environment)."""
+    world = load_benchmark(task, indices[0] if indices else 0)
+    paths = []
+    safe = task.replace('/', '_')
+    try:
+        for index in indices:
+            world.reset(index=index)
+            for camera in station_cameras(world.station):
+                frame = world.station.capture(camera)
+                paths.append(_write_png(out / f'{safe}_i{index:02d}_{camera}.png', frame.rgb))
+    finally:
+        world.close()
     return paths
 
 

@@ -23,7 +23,7 @@ from .spec import EpisodeSpec
 from ..accounting import Ledger
 from ..planners.base import Cell, Planner
 from ..runtime import CellResult
-from ..world import open_twin, OpenedWorld
+from ..world import open_benchmark, open_twin, OpenedWorld
 
 _LOG = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ WorldOpener = Callable[[EpisodeSpec, Any], OpenedWorld]
 
 WORLDS: dict[str, WorldOpener] = {
     'twin': open_twin,
+    'libero': open_benchmark,
 }
 """World registry: ``EpisodeSpec.world`` -> its opener."""
 
@@ -43,10 +44,15 @@ def bundled_program(task: str) -> Path:
     :raises FileNotFoundError: when the task has no bundled program, listing those that do.
     """
     folder = resources.files('pyrua_agent') / 'programs'
+    if '/' in task:  # a benchmark task: its suite's program (LIBERO-PRO: the standard one)
+        from pyrua_sim.benchmarks.libero.suites import base_suite
+
+        folder = folder / 'libero'
+        task = base_suite(task.partition('/')[0])
     path = folder / f'{task}.py'
     if not path.is_file():
         known = sorted(p.name[:-3] for p in folder.iterdir() if p.name.endswith('.py')
-                       and not p.name.startswith('_'))
+                       and not p.name.startswith('_')) if folder.is_dir() else []
         raise FileNotFoundError(f'no bundled program for task {task!r}; bundled: '
                                 f'{", ".join(known)}; pass --script FILE')
     return Path(str(path))

@@ -51,7 +51,8 @@ class EpisodeSpec:
     :param record: write a rosbag2 bag and a transcript of the episode.
     :param runs_dir: parent folder of the episode's run folder.
     :param sandbox: cell isolation, one of ``SANDBOX_MODES``.
-    :param card_cameras: cameras whose first images go on the task card.
+    :param card_cameras: cameras whose first images go on the task card (empty: every
+        camera the world's station declares).
     """
 
     task: str
@@ -72,7 +73,7 @@ class EpisodeSpec:
     record: bool = True
     runs_dir: str = 'runs'
     sandbox: str = 'auto'
-    card_cameras: tuple[str, ...] = CARD_CAMERAS
+    card_cameras: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.task:
