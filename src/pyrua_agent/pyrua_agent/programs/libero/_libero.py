@@ -1,0 +1,152 @@
+# Shared cells of the LIBERO reference programs: read the instruction as pick-and-place
+# steps, find the named objects, grasp, place. Generic per kind of instruction, never per
+# init state. They locate objects by the benchmark's names, so they need
+# `--perception oracle` (PRIVILEGED: robo.objects and the ground-truth robo.locate).
+# Include with `# %% [include] _libero.py`.
+
+# %% Helpers: the table, names, relations
+import re
+
+ARM = 'arm'
+TABLE_Z = robo.pose(ARM).position_m[2] - 0.28  # replaced below once an object is seen
+NAMES = robo.objects()
+SYNONYMS = {'stove': 'flat_stove', 'cabinet': 'wooden_cabinet', 'rack': 'wine_rack',
+            'cookie box': 'cookies', 'cream cheese box': 'cream_cheese', 'bowl': 'bowl',
+            'pudding': 'chocolate_pudding', 'soup': 'alphabet_soup', 'sauce': 'sauce'}
+
+
+def words(name):
+    """Return the words of a benchmark name without its instance number."""
+    return [w for w in name.split('_') if not w.isdigit()]
+
+
+def candidates(phrase):
+    """Return the benchmark names that best match a phrase ('black bowl', 'cookie box')."""
+    phrase = phrase.lower().replace('the ', '').strip()
+    phrase = SYNONYMS.get(phrase, phrase).replace('_', ' ')
+    said = [w for w in re.split(r'[\s-]+', phrase) if w]
+    best, found = 0, []
+    for name in NAMES:
+        have = words(name)
+        score = sum(any(t.startswith(w) or w.startswith(t) for t in have) for w in said)
+        if score > best:
+            best, found = score, [name]
+        elif score == best and score:
+            found.append(name)
+    return found
+
+
+def xy(est):
+    return est.position_m[0], est.position_m[1]
+
+
+def resolve(phrase):
+    """Return the located object a phrase names, using a relation when several match."""
+    noun, relation, other = phrase, '', ''
+    for key in (' between ', ' next to ', ' from ', ' on top of ', ' on ', ' in ', ' at '):
+        if key in phrase:
+            noun, other = phrase.split(key, 1)
+            relation = key.strip()
+            break
+    names = candidates(noun)
+    if not names:
+        print(f'no object matches {noun!r}; objects: {NAMES}')
+        return None
+    found = [robo.locate(n) for n in names]
+    if len(found) == 1 or not relation:
+        return found[0]
+    if relation == 'between':
+        a, b = (resolve(p) for p in other.split(' and '))
+        mid = ((a.position_m[0] + b.position_m[0]) / 2, (a.position_m[1] + b.position_m[1]) / 2)
+        return min(found, key=lambda e: math.dist(xy(e), mid))
+    if relation == 'from' and 'center' in other:
+        return min(found, key=lambda e: math.dist(xy(e), (0.0, 0.0)))
+    other = re.sub(r'^(the )?(top|middle|bottom) drawer of ', '', other)
+    ref = resolve(other)
+    if relation == 'next to':
+        # beside it on the table, not on top of it
+        beside = [e for e in found if e.position_m[2] - e.height_m / 2 < ref.top_z_m - 0.01]
+        return min(beside or found, key=lambda e: math.dist(xy(e), xy(ref)))
+    return min(found, key=lambda e: math.dist(xy(e), xy(ref)))
+
+
+# %% Helpers: grasp and place
+def grasp(obj):
+    """Grasp a located object from above; return (held, grasp offset in x, hang below TCP)."""
+    w, d = obj.size_m
+    x, y = xy(obj)
+    if 'bowl' in obj.query or 'mug' in obj.query or min(w, d) > 0.075:
+        dx, heading = max(w, d) / 2 - 0.012, 0.0       # the rim, fingers across its wall
+        z = obj.top_z_m - 0.015
+    else:
+        dx, heading = 0.0, (0.0 if w < d else math.pi / 2)  # across the narrow side
+        z = obj.top_z_m - min(0.035, max(0.012, obj.height_m * 0.45))
+    robo.open_gripper(ARM)
+    above = max(obj.top_z_m + 0.10, z + 0.10)
+    print(robo.move_to(ARM, [x + dx, y, above], heading=heading))
+    print(robo.move_to(ARM, [x + dx, y, z], heading=heading, descend=True))
+    grip = robo.close_gripper(ARM)
+    print(grip)
+    print(robo.move_to(ARM, [x + dx, y, above + 0.05]))
+    hang = z - (obj.position_m[2] - obj.height_m / 2)
+    return grip.held, dx, hang
+
+
+def place(obj, target, inside, dx, hang):
+    """Put the held object on (or into) a located target and let go."""
+    tx, ty = xy(target)
+    top = target.top_z_m
+    if inside:
+        # into a container: release a little above its bottom, inside the rim
+        floor = target.position_m[2] - target.height_m / 2 + 0.01
+        z = max(floor + hang + 0.02, top - 0.05 + hang)
+    else:
+        z = top + hang + 0.01
+    high = max(z, top + hang) + 0.06
+    print(robo.move_to(ARM, [tx + dx, ty, high]))
+    print(robo.move_to(ARM, [tx + dx, ty, z], descend=True))
+    print(robo.open_gripper(ARM))
+    print(robo.move_to(ARM, [tx + dx, ty, high + 0.05]))
+
+
+def steps(text):
+    """Read an instruction as (object phrase, 'on'/'in', target phrase) steps, or None."""
+    text = text.lower().strip().rstrip('.')
+    both = re.fullmatch(r'put both the (.+?) and the (.+?) (in|on) the (.+)', text)
+    if both:
+        a, b, how, target = both.groups()
+        return [(a, how, target), (b, how, target)]
+    pick = re.fullmatch(r'pick up the (.+?) and place it (in|on|on top of) the (.+)', text)
+    if pick:
+        return [pick.groups()]
+    out = []
+    for part in re.split(r' and put | and place ', text):
+        step = re.fullmatch(r'(?:put|place) (?:the )?(.+?) (in|on top of|on|into) the (.+)', part)
+        if not step:
+            return None
+        out.append(step.groups())
+    return out
+
+
+def solve(text):
+    """Run every pick-and-place step of the instruction; return how many were done."""
+    plan = steps(text)
+    if plan is None:
+        print(f'instruction kind not handled by this program: {text!r}')
+        return 0
+    done = 0
+    for phrase, how, target_phrase in plan:
+        obj = resolve(phrase)
+        target = resolve(target_phrase)
+        if obj is None or target is None:
+            continue
+        print(obj, '->', target)
+        for _ in range(2):
+            held, dx, hang = grasp(obj)
+            if held:
+                place(obj, target, how in ('in', 'into'), dx, hang)
+                done += 1
+                break
+            obj = robo.locate(obj.query)
+        robo.home(ARM)
+    return done
