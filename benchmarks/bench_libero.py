@@ -36,15 +36,17 @@ def _states(text: str) -> list[int]:
 
 def run_suite(suite: str, states: list[int], perception: str, tasks: list[int] | None) -> list:
     """Run the suite's reference program on ``states`` of each task; return the outcomes."""
-    from pyrua_agent.cli import bundled_program
-    from pyrua_agent.episode import run_episode
+    from pyrua_agent.episode import bundled_program, EpisodeSpec, run_episode
     from pyrua_agent.planners.script import ScriptPlanner
-    from pyrua_agent.world import twin_world
-    from pyrua_primitives.library import PrimitiveLibrary
+    from pyrua_agent.world import benchmark_world
+    from pyrua_primitives.library import LibraryConfig
     from pyrua_sim.benchmarks import load
     from pyrua_sim.benchmarks.libero.suites import task_count
 
     program = bundled_program(f'{suite}/0')
+    library = LibraryConfig()
+    if perception == 'oracle':
+        library = LibraryConfig(segmenter='oracle', allow_privileged=True)
     outcomes = []
     for index in tasks if tasks is not None else range(task_count(suite)):
         world = load(f'{suite}/{index}', states[0])
@@ -52,8 +54,9 @@ def run_suite(suite: str, states: list[int], perception: str, tasks: list[int] |
             for state in states:
                 start = time.perf_counter()
                 world.reset(index=state)
-                library = PrimitiveLibrary(world.station)
-                episode = twin_world(world, library, perception=perception)
+                spec = EpisodeSpec(task=f'{suite}/{index}', layout=state, world='libero',
+                                   library=library, record=False)
+                episode = benchmark_world(spec, world)
                 with contextlib.redirect_stdout(io.StringIO()):
                     result = run_episode(episode, ScriptPlanner.from_file(program))
                 outcomes.append({'suite': suite, 'task': index, 'state': state,

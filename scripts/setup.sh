@@ -4,17 +4,22 @@
 #
 #   bash scripts/setup.sh           # what the demo episode needs
 #   bash scripts/setup.sh --test    # plus the test and lint tools and the sam3 extra
+#   bash scripts/setup.sh --test --libero   # a second venv, .venv-libero, with the LIBERO
+#                                   # extra (robosuite 1.4, MuJoCo 3.x) instead of sam3
 #
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_test=0
+with_libero=0
+venv=.venv
 for arg in "$@"; do
   case "$arg" in
     --test) with_test=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option '$arg' (use --test or --help)" >&2; exit 2 ;;
+    --libero) with_libero=1; venv=.venv-libero ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg' (use --test, --libero or --help)" >&2; exit 2 ;;
   esac
 done
 
@@ -56,18 +61,25 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
 fi
 
 # --- Python environment ----------------------------------------------------------------
-if [ ! -x .venv/bin/python ]; then
-  say "creating .venv with $("$python" --version)"
-  "$python" -m venv .venv
+if [ ! -x "$venv/bin/python" ]; then
+  say "creating $venv with $("$python" --version)"
+  "$python" -m venv "$venv"
 fi
-pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" --upgrade 'pip>=23.1' 'setuptools>=68' wheel
 extra=''
 [ "$with_test" = 1 ] && extra='[test]'
-say "installing pyrua_primitives, pyrua_sim, pyrua_agent (editable)"
+sim_extra=$extra
+if [ "$with_libero" = 1 ]; then
+  sim_extra='[libero]'
+  [ "$with_test" = 1 ] && sim_extra='[test,libero]'
+fi
+say "installing pyrua_primitives, pyrua_sim$sim_extra, pyrua_agent into $venv (editable)"
 "${pip[@]}" --use-pep517 \
-  -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${extra}" -e "src/pyrua_agent${extra}"
-if [ "$with_test" = 1 ]; then
+  -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${sim_extra}" -e "src/pyrua_agent${extra}"
+if [ "$with_test" = 1 ] && [ "$with_libero" = 1 ]; then
+  "${pip[@]}" -r requirements/test.txt
+elif [ "$with_test" = 1 ]; then
   "${pip[@]}" -r requirements/test.txt
   # The optional sam3 segmenter's tests (marker `torch`) need torch and transformers.
   say "installing the sam3 extra (torch CPU build, transformers) for the torch tests"
@@ -75,11 +87,11 @@ if [ "$with_test" = 1 ]; then
 fi
 
 # --- check rendering -------------------------------------------------------------------
-if ! .venv/bin/python -c 'import pyrua_sim.rendering as r; r.check_offscreen_rendering()' 2>/tmp/pyrua-gl.$$; then
+if ! "$venv/bin/python" -c 'import pyrua_sim.rendering as r; r.check_offscreen_rendering()' 2>/tmp/pyrua-gl.$$; then
   say "offscreen rendering does not work:" >&2
   cat /tmp/pyrua-gl.$$ >&2
   rm -f /tmp/pyrua-gl.$$
   exit 1
 fi
 rm -f /tmp/pyrua-gl.$$
-say "ready: .venv/bin/pyrua --help"
+say "ready: $venv/bin/pyrua --help"

@@ -295,21 +295,31 @@ def open_benchmark(spec: EpisodeSpec, observer: Any | None = None) -> OpenedWorl
 
     bench = load(spec.task, spec.layout)
     try:
-        overrides, segmenter = {}, None
-        if spec.library.segmenter == 'oracle':
-            overrides = {'locate': bench.oracle.locate, 'objects': bench.oracle.objects}
-            segmenter = bench.oracle
-        library = PrimitiveLibrary(bench.station, spec.library, segmenter=segmenter,
-                                   observer=observer)
-        evaluator = bench.evaluator
-        hooks = EvaluatorHooks(success=evaluator.success, score=evaluator.score,
-                               after_acting=evaluator.observe)
-        world = station_world(spec, library, instruction=spec.instruction or bench.instruction,
-                              hooks=hooks, observer=observer, overrides=overrides)
+        world = benchmark_world(spec, bench, observer)
         return OpenedWorld(world=world, close=bench.close)
     except BaseException:
         bench.close()
         raise
+
+
+def benchmark_world(spec: EpisodeSpec, bench: Any, observer: Any | None = None) -> EpisodeWorld:
+    """
+    Describe one episode on a loaded benchmark world (``pyrua_sim.benchmarks.load``).
+
+    Benchmarks reuse one environment across init states: ``bench.reset(index=...)``, then
+    this; ``open_benchmark`` is the same for a fresh environment.
+    """
+    overrides, segmenter = {}, None
+    if spec.library.segmenter == 'oracle':
+        overrides = {'locate': bench.oracle.locate, 'objects': bench.oracle.objects}
+        segmenter = bench.oracle
+    library = PrimitiveLibrary(bench.station, spec.library, segmenter=segmenter,
+                               observer=observer)
+    evaluator = bench.evaluator
+    hooks = EvaluatorHooks(success=evaluator.success, score=evaluator.score,
+                           after_acting=evaluator.observe)
+    return station_world(spec, library, instruction=spec.instruction or bench.instruction,
+                         hooks=hooks, observer=observer, overrides=overrides)
 
 
 def _twin_world(spec: EpisodeSpec, observer: Any | None) -> tuple[EpisodeWorld, Twin]:
