@@ -8,7 +8,6 @@
 import re
 
 ARM = 'arm'
-TABLE_Z = robo.pose(ARM).position_m[2] - 0.28  # replaced below once an object is seen
 NAMES = robo.objects()
 SYNONYMS = {'stove': 'flat_stove', 'cabinet': 'wooden_cabinet', 'rack': 'wine_rack',
             'cookie box': 'cookies', 'cream cheese box': 'cream_cheese', 'bowl': 'bowl',
@@ -71,16 +70,49 @@ def resolve(phrase):
 
 
 # %% Helpers: grasp and place
+HAND_HALF_M = 0.11  # the Panda hand reaches this far from the TCP along the closing line
+
+
+def extent(obj, heading):
+    """Return the object's width along a closing line (its box taken as axis-aligned)."""
+    w, d = obj.size_m
+    return abs(w * math.cos(heading)) + abs(d * math.sin(heading))
+
+
+def clearance(obj, heading, z):
+    """Return the room (m) the hand has beside the grasp: nearest taller neighbour."""
+    x, y = xy(obj)
+    room = 1.0
+    for name in NAMES:
+        other = robo.locate(name)
+        if name == obj.query or not other.found or other.top_z_m < z + 0.04:
+            continue
+        if other.size_m[0] > 0.25 or other.size_m[1] > 0.25:
+            continue  # furniture: the approach is from above it anyway
+        ox, oy = xy(other)
+        along = (ox - x) * math.cos(heading) + (oy - y) * math.sin(heading)
+        across = -(ox - x) * math.sin(heading) + (oy - y) * math.cos(heading)
+        half = max(other.size_m) / 2
+        gap_along = abs(along) - HAND_HALF_M - half
+        gap_across = abs(across) - 0.04 - half
+        room = min(room, max(gap_along, gap_across))
+    return room
+
+
 def grasp(obj):
     """Grasp a located object from above; return (held, grasp offset in x, hang below TCP)."""
     w, d = obj.size_m
     x, y = xy(obj)
+    bottom = obj.position_m[2] - obj.height_m / 2
     if 'bowl' in obj.query or 'mug' in obj.query or min(w, d) > 0.075:
         dx, heading = max(w, d) / 2 - 0.012, 0.0       # the rim, fingers across its wall
         z = obj.top_z_m - 0.015
     else:
-        dx, heading = 0.0, (0.0 if w < d else math.pi / 2)  # across the narrow side
-        z = obj.top_z_m - min(0.035, max(0.012, obj.height_m * 0.45))
+        dx = 0.0
+        z = max(obj.top_z_m - min(0.035, obj.height_m * 0.5), bottom + 0.024)
+        options = [k * math.pi / 8 for k in range(-4, 4)]
+        options = [h for h in options if extent(obj, h) < 0.07] or [0.0 if w < d else math.pi / 2]
+        heading = max(options, key=lambda h: (round(clearance(obj, h, z), 2), -extent(obj, h)))
     robo.open_gripper(ARM)
     above = max(obj.top_z_m + 0.10, z + 0.10)
     print(robo.move_to(ARM, [x + dx, y, above], heading=heading))
@@ -88,7 +120,7 @@ def grasp(obj):
     grip = robo.close_gripper(ARM)
     print(grip)
     print(robo.move_to(ARM, [x + dx, y, above + 0.05]))
-    hang = z - (obj.position_m[2] - obj.height_m / 2)
+    hang = z - bottom
     return grip.held, dx, hang
 
 

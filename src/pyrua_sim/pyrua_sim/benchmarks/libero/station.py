@@ -445,10 +445,11 @@ class LiberoStation:
 
 def table_height(model: mujoco.MjModel, data: mujoco.MjData) -> float:
     """
-    Return the top z of the table of a LIBERO scene, from its MJCF geometry.
+    Return the top z of the surface a LIBERO scene's objects stand on, from its MJCF geometry.
 
     The table is the widest box geom whose name says table (``main_table``, ``kitchen_table``,
-    ``living_room_table``, ``study_table``, ...); its top is centre z plus half height.
+    ``living_room_table``, ``study_table``, ...); its top is centre z plus half height. Scenes
+    without a table (LIBERO-Object) use the floor plane.
     """
     best, top = -1.0, math.nan
     for geom in range(model.ngeom):
@@ -462,7 +463,11 @@ def table_height(model: mujoco.MjModel, data: mujoco.MjData) -> float:
         area = float(size[0] * size[1])
         if area > best:
             best, top = area, float(data.geom_xpos[geom][2] + size[2])
-    if not math.isfinite(top):
-        raise ValueError('LIBERO scene has no box geom named like a table; cannot give the '
-                         'table height')
-    return top
+    if math.isfinite(top):
+        return top
+    # Floor scenes (LIBERO-Object): the objects stand on the floor plane.
+    floor = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, 'floor')
+    if floor >= 0 and model.geom_type[floor] == mujoco.mjtGeom.mjGEOM_PLANE:
+        return float(data.geom_xpos[floor][2])
+    raise ValueError('LIBERO scene has no box geom named like a table and no floor plane; '
+                     'cannot give the height of the surface the objects stand on')
