@@ -44,6 +44,8 @@ have_lib 'libEGL.so' || apt_pkgs+=(libegl1)
 have_lib 'libGL.so.1' || apt_pkgs+=(libgl1)
 "$python" -m venv --help >/dev/null 2>&1 || apt_pkgs+=(python3-venv)
 "$python" -c 'import ensurepip' >/dev/null 2>&1 || apt_pkgs+=(python3-venv)
+# The cell sandbox (pyrua_agent/runtime/sandbox.py); without it cells get process isolation only.
+command -v bwrap >/dev/null || apt_pkgs+=(bubblewrap)
 if [ "$with_test" = 1 ] && ! command -v chromium >/dev/null; then
   apt_pkgs+=(chromium)
 fi

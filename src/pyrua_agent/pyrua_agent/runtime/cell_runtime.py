@@ -9,6 +9,11 @@ is done; ``cancel()`` (the episode watchdog) and the optional ``cell_timeout_s``
 active primitive through its token and stop the cell. Pure-Python code is interrupted with
 SIGINT and the worker is killed if it does not stop within ``interrupt_grace_s``; a dead
 worker is replaced at once and the model is told its variables are gone.
+
+The worker runs in the bubblewrap sandbox where it works (``sandbox='auto'``, the default;
+see ``sandbox.py``), and the host reads only plain, size-capped data from it
+(``protocol.py``, ``wire.py``): a message that breaks the protocol ends the worker and the
+cell says so.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Callable, Collection, Mapping
 import logging
 from multiprocessing import connection
 import os
+import secrets
 import shutil
 import tempfile
 import threading
@@ -27,9 +33,12 @@ from pyrua_primitives.naming import unknown_name
 
 from . import protocol
 from .calls import CellState, serve_call
+from .limits import WorkerLimits
+from .output import terminal_safe
 from .process import WorkerProcess
 from .results import CellResult
 from .robo import primitive_spec
+from .sandbox import resolve_sandbox
 from .transport import InProcessTransport, Transport
 from ..errors import RuntimeClosed
 
@@ -45,7 +54,9 @@ class CellRuntime:
     :param success_check: evaluator's check, run on the host before each acting primitive.
     :param cell_timeout_s: per-cell wall-clock limit in seconds (None: off).
     :param max_output_chars: output kept per cell; beyond it head and tail are kept.
-    :param memory_limit_mb: the worker's address-space limit in MiB (None: no limit).
+    :param sandbox: 'auto' (bubblewrap where it works here, else 'none' with one warning),
+        'bwrap' (refuse to run without it) or 'none' (process isolation only).
+    :param limits: the worker's resource limits and what a cell may send (``WorkerLimits``).
     :param interrupt_grace_s: how long a stopped cell may take to end before the next step
         (SIGINT, then killing the worker), and how long a cancelled primitive may take.
     :param transport: runs the primitives' goals (default: in-process threads).
@@ -54,8 +65,8 @@ class CellRuntime:
     def __init__(self, primitives: Mapping[str, Callable], acting: Collection[str] = (),
                  success_check: Callable[[], bool] | None = None,
                  cell_timeout_s: float | None = None, max_output_chars: int = 8000, *,
-                 memory_limit_mb: int | None = 2048, interrupt_grace_s: float = 2.0,
-                 transport: Transport | None = None) -> None:
+                 sandbox: str = 'auto', limits: WorkerLimits | None = None,
+                 interrupt_grace_s: float = 2.0, transport: Transport | None = None) -> None:
         if 'show' in primitives:
             raise ValueError("primitive name 'show' is reserved for robo.show; rename it")
         for name in acting:
@@ -73,7 +84,8 @@ class CellRuntime:
         self.success_check = success_check
         self.cell_timeout_s = cell_timeout_s
         self.max_output_chars = max_output_chars
-        self.memory_limit_mb = memory_limit_mb
+        self.limits = limits if limits is not None else WorkerLimits()
+        self.sandbox = resolve_sandbox(sandbox)
         self.interrupt_grace_s = interrupt_grace_s
         self.has_image = 'image' in primitives
         self.transport = transport if transport is not None else InProcessTransport(primitives)
@@ -97,12 +109,12 @@ class CellRuntime:
             raise
 
     def _start_worker(self) -> WorkerProcess:
-        return WorkerProcess(self._specs, self.scratch_dir, self.memory_limit_mb)
+        return WorkerProcess(self._specs, self.scratch_dir, self.limits, self.sandbox)
 
     @property
     def worker_pid(self) -> int | None:
         """Return the process id of the current worker (None once closed)."""
-        return None if self._closed else self._worker.pid
+        return None if self._closed else self._worker.worker_pid
 
     def run_cell(self, code: str) -> CellResult:
         """
@@ -125,21 +137,26 @@ class CellRuntime:
             self._run_lock.release()
 
     def _run(self, code: str) -> CellResult:
-        self._cells += 1
-        cell = CellState(self, self._cells, self._worker)
-        if not self._worker.alive():
-            how = self._worker.exit_description()
-            self._replace_worker()
-            cell.worker = self._worker
-            cell.namespace_lost = True
-            cell.output.write(f'[note: the cell worker process ended between cells ({how}); '
-                              'all variables from earlier cells are lost; robo, np and math '
-                              'are ready in a fresh namespace]\n')
-        self._drain_between_cells(cell)
         with self._lock:
+            # Checked and claimed under the lock close() takes, so close() either sees this
+            # cell (and stops it) or this cell sees the runtime closed.
+            if self._closed:
+                raise RuntimeClosed('run_cell() after close(); create a new CellRuntime')
+            self._cells += 1
+            cell = CellState(self, self._cells, self._worker)
             self._active = cell
         try:
-            protocol.send(self._worker.conn, ('run', cell.index, code))
+            if not self._worker.alive():
+                how = self._worker.exit_description()
+                self._replace_worker()
+                cell.worker = self._worker
+                cell.namespace_lost = True
+                cell.output.write(f'[note: the cell worker process ended between cells ({how}); '
+                                  'all variables from earlier cells are lost; robo, np and '
+                                  'math are ready in a fresh namespace]\n')
+            self._drain_between_cells(cell)
+            cell.run_id = secrets.randbits(62)
+            protocol.send(self._worker.sock, ['run', cell.run_id, cell.index, code])
             self._drive(cell)
         except BaseException:
             # The host itself failed (or was interrupted): the worker's state is unknown.
@@ -151,14 +168,28 @@ class CellRuntime:
         return cell.result()
 
     def _drain_between_cells(self, cell: CellState) -> None:
-        conn = self._worker.conn
+        worker = self._worker
+        why = ''
         try:
-            while conn.poll(0):
-                message = protocol.recv_plain(conn)
-                if message[0] == 'out':
-                    cell.output.write(message[1])
-        except (EOFError, OSError):
+            while worker.wait_readable(0):
+                message = protocol.recv_worker(worker.sock, worker.limit_bytes)
+                if message[0] != 'out':
+                    why = (f"it sent a '{message[0]}' message between cells, where only output "
+                           'may come (forged by cell code?)')
+                    break
+                cell.output.write(terminal_safe(message[1]))
+        except (EOFError, ConnectionError):
             pass
+        except (OSError, protocol.ProtocolError) as exc:
+            why = f'it sent a message that breaks the protocol ({exc})'
+        if why:
+            worker.kill()
+            self._replace_worker()
+            cell.worker = self._worker
+            cell.namespace_lost = True
+            cell.output.write(f'[note: the cell worker process was replaced before this cell: '
+                              f'{why}; all variables from earlier cells are lost; robo, np '
+                              'and math are ready in a fresh namespace]\n')
         try:
             while os.read(self._wake_r, 4096):
                 pass
@@ -175,27 +206,33 @@ class CellRuntime:
                     os.read(self._wake_r, 4096)
                 except BlockingIOError:
                     pass
-            if worker.conn in ready:
+            if worker.sock in ready:
                 try:
-                    message = protocol.recv_plain(worker.conn)
+                    message = protocol.recv_worker(worker.sock, worker.limit_bytes)
                 except (EOFError, ConnectionError):
                     self._worker_died(cell, killed=False)
                     return
-                except Exception as exc:  # includes OSError 'bad message length'
+                except Exception as exc:  # a protocol error, a stalled message
                     _LOG.error('cell worker sent an unreadable message: %s', exc)
                     self._worker_died(cell, killed=True,
                                       why=f'it sent an unreadable message ({exc})')
                     return
                 kind = message[0]
                 if kind == 'out':
-                    cell.output.write(message[1])
+                    cell.output.write(terminal_safe(message[1]))
                 elif kind == 'call':
                     serve_call(cell, message)
                     if cell.worker_gone:
-                        self._worker_died(cell, killed=False)
+                        self._worker_died(cell, killed=bool(cell.violation),
+                                          why=cell.violation)
                         return
-                elif kind == 'done':
+                elif kind == 'done' and message[1] == cell.run_id:
                     cell.finish(message)
+                    return
+                else:
+                    self._worker_died(cell, killed=True, why=(
+                        f"it sent a '{kind}' message that answers no request of this cell "
+                        '(forged by cell code?)'))
                     return
             elif worker.pidfd is not None and worker.pidfd in ready:
                 self._worker_died(cell, killed=False)
@@ -210,15 +247,18 @@ class CellRuntime:
 
     def _worker_died(self, cell: CellState, killed: bool, why: str = '') -> None:
         old = self._worker
+        if not killed:
+            # It is ending by itself: let it finish, so its own exit status is reported.
+            old.wait_exit(1.0)
         old.kill()
         how = why or old.exit_description()
         self._replace_worker()
-        cell.worker_died(how, killed)
+        cell.worker_died(terminal_safe(how), killed and not why, protocol_broken=bool(why))
 
     def _replace_worker(self) -> None:
         old = self._worker
         if old is not None:
-            old.close(timeout_s=0.1)
+            old.close()
         if not self._closed:
             self._worker = self._start_worker()
 
@@ -249,11 +289,20 @@ class CellRuntime:
 
     def close(self) -> None:
         """Cancel any running cell, end the worker and remove the scratch directory."""
-        if self._closed:
-            return
-        self._closed = True
-        self.cancel('the runtime was closed')
-        # Let a running cell wind down before its worker goes away under it.
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            cell = self._active
+            if cell is not None:
+                cell.request_stop('episode_cancelled', 'episode cancelled: the runtime was closed')
+        if cell is not None:
+            try:
+                os.write(self._wake_w, b'c')
+            except BlockingIOError:
+                pass
+        # Let a running cell wind down (its primitive cancelled, SIGINT, then SIGKILL after
+        # the grace periods) before its worker goes away under it.
         finished = self._run_lock.acquire(timeout=2 * self.interrupt_grace_s + 5.0)
         try:
             if self._worker is not None:
@@ -270,7 +319,7 @@ class CellRuntime:
         self.close()
 
     def __repr__(self) -> str:
-        state = 'closed' if self._closed else f'worker pid {self._worker.pid}'
+        state = 'closed' if self._closed else f'worker pid {self._worker.worker_pid}'
         return f'<CellRuntime {len(self._specs)} primitives, {self._cells} cells, {state}>'
 
 

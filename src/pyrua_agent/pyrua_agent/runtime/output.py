@@ -1,8 +1,9 @@
-"""A bounded text buffer: keeps the head and the tail of a cell's output and counts the rest."""
+"""Bounded cell output (head and tail kept) and text made safe for terminals and JSON."""
 
 from __future__ import annotations
 
 from collections import deque
+import re
 
 
 class CappedText:
@@ -88,3 +89,26 @@ class CappedText:
         if position < tail_start:
             return notice_at
         return notice_at + len(self._notice()) + (position - tail_start)
+
+
+# C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that
+# make a terminal show text in another order than it is stored.
+_UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if 0xD800 <= code <= 0xDFFF:
+        return '\ufffd'
+    return f'\\x{code:02x}' if code < 0x100 else f'\\u{code:04x}'
+
+
+def terminal_safe(text: str) -> str:
+    """
+    Return ``text`` safe to print, record as JSON and send to a model.
+
+    Control characters other than newline and tab (ANSI escape sequences start with one)
+    and bidirectional overrides are shown as escapes (ESC as backslash-x1b); lone
+    surrogates become U+FFFD.
+    """
+    return _UNSAFE.sub(_escape, text)

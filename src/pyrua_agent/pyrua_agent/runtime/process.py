@@ -1,17 +1,27 @@
 """
-The host's handle on one cell worker process: start, scrubbed environment, interrupt, kill.
+The host's handle on one cell worker process: start, sandbox, interrupt, kill its tree.
 
-The worker is a fresh interpreter (``python -m pyrua_agent.runtime.worker``), the same
-isolation as multiprocessing's 'spawn' start method (never 'fork': the host holds threads
-and OpenGL contexts), started with ``subprocess`` so that its environment and working
-directory can be set without touching the host's.
+The worker is a fresh interpreter (``python -m pyrua_agent.runtime.worker <fd>``), started
+with ``subprocess`` in its own session, either inside the bubblewrap sandbox
+(``sandbox.py``) or, in ``none`` mode, with a scrubbed environment in the episode's scratch
+directory. It talks to the host over one socket pair (``protocol.py``).
+
+Nothing it starts outlives it: the worker makes itself a child subreaper (orphaned
+descendants are re-parented to it, not to init), and ``kill()`` stops the worker and every
+descendant it finds in ``/proc`` (repeating until no new one appears), then kills them all
+and the session's process group. In ``bwrap`` mode killing the sandbox's init ends its pid
+namespace. The worker dies with the host (PR_SET_PDEATHSIG, and ``--die-with-parent``).
+What ``none`` mode cannot do: a process a cell starts in a new session that then escapes
+the subreaper (only possible by outliving a killed worker between two scans) or processes
+left running when the host itself is killed with SIGKILL (only the worker gets the
+parent-death signal), and cells can read the host's ``/proc/<pid>/environ`` when they run
+as the same user; the bwrap sandbox closes all three.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 import logging
-from multiprocessing import connection
 import os
 import re
 import signal
@@ -19,9 +29,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import weakref
 
-from . import protocol
+from . import protocol, sandbox, wire
+from .limits import WorkerLimits
 from ..errors import WorkerStartFailed
 
 _LOG = logging.getLogger(__name__)
@@ -30,12 +42,16 @@ _ENDPOINT_PREFIXES = ('OPENAI_', 'ANTHROPIC_', 'AZURE_OPENAI', 'GEMINI_', 'GOOGL
                       'MISTRAL_', 'GROQ_', 'TOGETHER_', 'OPENROUTER_', 'LLM_', 'LITELLM_',
                       'HF_', 'HUGGING_FACE')
 START_TIMEOUT_S = 60.0
+# A started message must arrive whole within this time, or the worker is broken.
+MESSAGE_STALL_S = 5.0
 SOCKET_BUFFER_BYTES = 4 * 1024 * 1024
+# How long kill_tree waits for the killed processes to be gone.
+KILL_WAIT_S = 2.0
 
 
 def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """
-    Return ``environ`` without secrets and LLM endpoint settings.
+    Return ``environ`` without secrets and LLM endpoint settings (``none`` mode).
 
     Dropped: names containing KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL, and
     names starting with an LLM provider prefix (``OPENAI_``, ``ANTHROPIC_``, ...).
@@ -49,27 +65,110 @@ def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def _children_map() -> dict[int, list[int]]:
+    """Return parent pid -> child pids of every process in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat', 'rb') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The name may hold spaces and parentheses: the fields start after the last ')'.
+        fields = stat[stat.rfind(b')') + 2:].split()
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    return children
+
+
+def descendants(pid: int) -> list[int]:
+    """Return the pids of every process below ``pid``, parents before children."""
+    children = _children_map()
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_tree(pid: int) -> None:
+    """Stop ``pid`` and all its descendants (so none forks away), then SIGKILL them all."""
+    stopped = {pid}
+    _signal(pid, signal.SIGSTOP)
+    for _ in range(100):
+        new = [p for p in descendants(pid) if p not in stopped]
+        if not new:
+            break
+        for p in new:
+            _signal(p, signal.SIGSTOP)
+            stopped.add(p)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for p in stopped:
+        _signal(p, signal.SIGKILL)
+    # Return only once they are dead, so that "closed" means gone.
+    deadline = time.monotonic() + KILL_WAIT_S
+    left = [p for p in stopped if p != pid]
+    while left and time.monotonic() < deadline:
+        left = [p for p in left if not _exited(p)]
+        if left:
+            time.sleep(0.002)
+
+
+def _exited(pid: int) -> bool:
+    """Return True if ``pid`` is gone or a zombie."""
+    try:
+        with open(f'/proc/{pid}/stat', 'rb') as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b')') + 2:stat.rfind(b')') + 3] in (b'Z', b'X')
+
+
 class WorkerProcess:
     """
     One running worker, connected by a socket pair.
 
     :param specs: primitive descriptions for ``robo`` (``robo.primitive_spec``).
     :param scratch_dir: the worker's working directory.
-    :param memory_limit_mb: address-space limit of the worker (None: no limit).
+    :param limits: the worker's resource limits (``WorkerLimits``).
+    :param mode: 'bwrap' (sandboxed) or 'none' (``sandbox.resolve_sandbox`` decides).
     """
 
-    def __init__(self, specs: dict, scratch_dir: str, memory_limit_mb: int | None) -> None:
+    def __init__(self, specs: dict, scratch_dir: str, limits: WorkerLimits,
+                 mode: str = 'none') -> None:
+        self.mode = mode
+        self.limits = limits
         host_sock, child_sock = socket.socketpair()
         for sock in (host_sock, child_sock):
             # Room for a whole camera frame, so a reply is one write and one read.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER_BYTES)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+        fd = child_sock.fileno()
+        if mode == 'bwrap':
+            argv = sandbox.bwrap_command(
+                [sandbox.python_executable(), '-m', 'pyrua_agent.runtime.worker', str(fd)],
+                scratch_dir, limits)
+            env, cwd = sandbox.sandbox_environment(), '/'
+        else:
+            argv = [sys.executable, '-m', 'pyrua_agent.runtime.worker', str(fd)]
+            env, cwd = scrubbed_environment(os.environ), scratch_dir
         self._stderr_file = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, '-m', 'pyrua_agent.runtime.worker', str(child_sock.fileno())],
-                env=scrubbed_environment(os.environ), cwd=scratch_dir,
-                pass_fds=(child_sock.fileno(),), stdin=subprocess.DEVNULL,
+                argv, env=env, cwd=cwd, pass_fds=(fd,), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=self._stderr_file, start_new_session=True)
         except BaseException:
             self._stderr_file.close()
@@ -77,18 +176,26 @@ class WorkerProcess:
             raise
         finally:
             child_sock.close()
-        self.conn = connection.Connection(host_sock.detach())
+        host_sock.settimeout(MESSAGE_STALL_S)
+        self.sock = host_sock
         self.pid = self._proc.pid
         self.pidfd = os.pidfd_open(self.pid) if hasattr(os, 'pidfd_open') else None
-        sys_path = [p for p in sys.path if p and os.path.isdir(p)]
         # Reaps the worker and frees the handles even if the owner forgets close().
-        self._finalizer = weakref.finalize(self, _release, self._proc, self.conn, self.pidfd)
+        self._finalizer = weakref.finalize(self, _release, self._proc, self.sock, self.pidfd)
+        self.limit_bytes = limits.arg_bytes + protocol.MESSAGE_OVERHEAD_BYTES
         try:
-            protocol.send(self.conn, ('init', specs, sys_path, memory_limit_mb))
-            if not self.conn.poll(START_TIMEOUT_S):
+            settings = {'memory_mb': limits.memory_mb, 'file_size_mb': limits.file_size_mb,
+                        'open_files': limits.open_files, 'arg_bytes': limits.arg_bytes,
+                        'processes': limits.processes if mode == 'bwrap' else None}
+            protocol.send(self.sock, ['init', wire.to_tree(specs, 1 << 30, 'the primitives'),
+                                      wire.to_tree(settings, 4096, 'the limits')])
+            if not self.wait_readable(START_TIMEOUT_S):
                 raise EOFError(f'no answer within {START_TIMEOUT_S:.0f} s')
-            protocol.recv_plain(self.conn)
-        except (EOFError, OSError, ValueError) as exc:
+            ready = protocol.recv_worker(self.sock, self.limit_bytes)
+            if ready[0] != 'ready':
+                raise protocol.ProtocolError(f'{ready[0]!r} instead of ready')
+            self.worker_pid = self._find_worker(ready[1])
+        except (EOFError, OSError, protocol.ProtocolError) as exc:
             self.kill()
             tail = self._stderr_tail()
             self.close()
@@ -96,6 +203,27 @@ class WorkerProcess:
                 f'cell worker did not start ({exc}); its stderr:\n{tail}'
                 '\ncheck that `python -m pyrua_agent.runtime.worker` imports') from None
         self._stderr_file.close()
+
+    def _find_worker(self, inner_pid: int) -> int:
+        """Return the host pid of the Python worker (below bwrap's processes in bwrap mode)."""
+        if self.mode != 'bwrap':
+            return self.pid
+        for pid in descendants(self.pid):
+            try:
+                with open(f'/proc/{pid}/status') as f:
+                    nspid = next((line.split()[1:] for line in f if line.startswith('NSpid:')),
+                                 [])
+            except OSError:
+                continue
+            if nspid and nspid[-1] == str(inner_pid):
+                return pid
+        raise protocol.ProtocolError(f'no process with pid {inner_pid} in the sandbox')
+
+    def wait_readable(self, timeout_s: float) -> bool:
+        """Return True once the worker has something to read (or the socket closed)."""
+        from multiprocessing import connection
+
+        return bool(connection.wait([self.sock], timeout_s))
 
     def alive(self) -> bool:
         """Return True while the process runs (without reaping it)."""
@@ -106,12 +234,22 @@ class WorkerProcess:
         except ChildProcessError:
             return False
 
+    def wait_exit(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the worker to exit by itself; return True if it did."""
+        try:
+            self._proc.wait(timeout=timeout_s)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
     def exit_description(self) -> str:
-        """Describe how the process ended, e.g. 'killed by signal SIGSEGV'."""
+        """Describe how the worker ended, e.g. 'killed by signal SIGSEGV'."""
         try:
             code = self._proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:
             return 'still running'
+        if self.mode == 'bwrap' and code > 128:
+            code = 128 - code  # bwrap exits 128 + n when its command died of signal n
         if code < 0:
             try:
                 return f'killed by signal {signal.Signals(-code).name}'
@@ -121,25 +259,17 @@ class WorkerProcess:
 
     def waitables(self) -> list:
         """Return what ``connection.wait`` should watch: the socket and the process."""
-        return [self.conn] + ([self.pidfd] if self.pidfd is not None else [])
+        return [self.sock] + ([self.pidfd] if self.pidfd is not None else [])
 
     def interrupt(self) -> None:
-        """Send SIGINT (raises CellInterrupted in pure-Python cell code)."""
+        """Send SIGINT to the worker (raises CellInterrupted in pure-Python cell code)."""
         if self.alive():
-            try:
-                os.kill(self.pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
+            _signal(self.worker_pid, signal.SIGINT)
 
     def kill(self) -> None:
-        """Kill the process and its session (subprocesses a cell started) and reap it."""
+        """Kill the worker and every process below it, and reap it."""
         if self._proc.returncode is None:
-            # The group outlives a dead leader until it is reaped, so this also ends the
-            # subprocesses a cell started.
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_tree(self.pid)
         try:
             self._proc.wait(timeout=5.0)
         except subprocess.TimeoutExpired:
@@ -152,29 +282,22 @@ class WorkerProcess:
         self._stderr_file.seek(max(0, size - limit))
         return self._stderr_file.read().decode('utf-8', 'replace')
 
-    def close(self, timeout_s: float = 2.0) -> None:
-        """Ask the worker to exit, kill it if it does not, and free the handles."""
-        if self.alive():
-            try:
-                protocol.send(self.conn, ('close',))
-                self._proc.wait(timeout=timeout_s)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+    def close(self) -> None:
+        """Kill the worker's whole process tree and free the handles."""
+        # No polite 'close' message: a worker that exits by itself first would leave the
+        # processes its cells started to init instead of to this kill.
         self._finalizer()
         self._stderr_file.close()
 
 
-def _release(proc: subprocess.Popen, conn: connection.Connection, pidfd: int | None) -> None:
-    """Kill the worker's process group, reap it, and close its handles."""
+def _release(proc: subprocess.Popen, sock: socket.socket, pidfd: int | None) -> None:
+    """Kill the worker's whole process tree, reap it, and close its handles."""
     if proc.returncode is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_tree(proc.pid)
     try:
         proc.wait(timeout=5.0)
     except subprocess.TimeoutExpired:
         _LOG.warning('cell worker %d did not exit 5 s after SIGKILL', proc.pid)
-    conn.close()
+    sock.close()
     if pidfd is not None:
         os.close(pidfd)

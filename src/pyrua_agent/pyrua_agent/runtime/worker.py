@@ -7,19 +7,21 @@ to the host in chunks; ``robo.<name>(...)`` sends a call and blocks until the ho
 The host interrupts pure-Python code with SIGINT, which raises ``CellInterrupted`` in the
 cell (never inside the protocol code, where it is held until a safe point).
 
-This isolates crashes, hangs and memory blow-ups from the host; it is not a security
-sandbox: cell code runs as the same user and can read the file system.
+This isolates crashes, hangs and memory blow-ups from the host. The OS sandbox around it
+(bubblewrap, ``sandbox.py``) is what keeps cell code from the host's files and processes;
+without it cell code runs as the host's user. At start the worker sets its resource limits,
+asks to be killed when its parent dies and becomes a child subreaper, so that everything a
+cell starts stays below it, where the host's ``kill_tree`` finds it.
 """
 
 from __future__ import annotations
 
 import builtins
+import ctypes
 import io
 import linecache
 import math
-from multiprocessing import connection
 import os
-import pickle
 import resource
 import signal
 import socket
@@ -30,7 +32,7 @@ import traceback
 
 import numpy as np
 
-from . import protocol
+from . import protocol, wire
 from . import robo as robo_module
 from .fd_capture import FdCapture
 from ..errors import (
@@ -42,13 +44,29 @@ from ..errors import (
     TaskComplete,
 )
 
-FLUSH_CHARS = 65536
+FLUSH_CHARS = protocol.OUT_CHUNK_CHARS
+# Messages from the host are trusted, but still read with a bound.
+HOST_MESSAGE_LIMIT = 1 << 31
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 FLUSH_INTERVAL_S = 0.005
 STOP_KINDS = {'task_complete': TaskComplete, 'episode_cancelled': EpisodeCancelled,
               'cell_timeout': CellTimeout}
 # Code in these files talks to the host; an interrupt there would tear a message.
-_PROTECTED_FILES = frozenset({__file__, protocol.__file__, robo_module.__file__,
-                              connection.__file__})
+_PROTECTED_FILES = frozenset({__file__, protocol.__file__, wire.__file__, robo_module.__file__,
+                              socket.__file__})
+
+
+def sendable_text(text: str) -> str:
+    """Return ``text`` with lone surrogates replaced, so that it encodes as UTF-8."""
+    if text.isascii():
+        return text
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        # Surrogate pairs written as two escapes combine; lone ones become U+FFFD.
+        return text.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
+    return text
 
 
 class _State:
@@ -63,8 +81,9 @@ class _State:
 class _Channel:
     """The worker's end of the socket: output chunks and primitive calls, in order."""
 
-    def __init__(self, conn: connection.Connection, state: _State) -> None:
+    def __init__(self, conn: socket.socket, state: _State, arg_bytes: int) -> None:
         self._conn = conn
+        self._arg_bytes = arg_bytes
         self._state = state
         self._lock = threading.Lock()
         self._pending: list[str] = []
@@ -88,7 +107,7 @@ class _Channel:
             self._pending_len += len(text)
             now = time.monotonic()
             if self._pending_len >= FLUSH_CHARS or now - self._last_flush >= FLUSH_INTERVAL_S:
-                protocol.send(self._conn, ('out', self._take()))
+                self._send_out(self._take())
                 self._last_flush = now
         raise_if_interrupted(self._state)
 
@@ -97,15 +116,28 @@ class _Channel:
             return
         with self._lock:
             if self._pending:
-                protocol.send(self._conn, ('out', self._take()))
+                self._send_out(self._take())
                 self._last_flush = time.monotonic()
         raise_if_interrupted(self._state)
 
     def _take(self) -> str:
-        text = ''.join(self._pending)
+        text = sendable_text(''.join(self._pending))
         self._pending.clear()
         self._pending_len = 0
         return text
+
+    def _send_out(self, text: str) -> None:
+        """Send ``text`` in 'out' messages of at most FLUSH_CHARS characters."""
+        for start in range(0, len(text), FLUSH_CHARS):
+            protocol.send(self._conn, ['out', text[start:start + FLUSH_CHARS]])
+
+    def _take_small(self) -> str:
+        """Return the pending text if it fits in one message, else send it first."""
+        text = self._take()
+        if len(text) <= FLUSH_CHARS:
+            return text
+        self._send_out(text)
+        return ''
 
     def call(self, name: str, args: tuple, kwargs: dict):
         if threading.current_thread() is not self._main:
@@ -118,39 +150,40 @@ class _Channel:
         if self._state.stop is not None:
             raise self._state.stop
         try:
-            blob = protocol.dumps((args, kwargs))
-        except Exception as exc:
+            trees = wire.to_tree((args, kwargs), self._arg_bytes,
+                                 f'the arguments of robo.{name}')
+        except wire.WireError as exc:
             raise TypeError(f'robo.{name} arguments must be plain data (numbers, strings, '
-                            f'lists, dicts, numpy arrays): {exc}') from None
+                            'lists, tuples, dicts, numpy arrays, robo results) of at most '
+                            f'{self._arg_bytes} bytes (WorkerLimits.arg_bytes): {exc}') from None
         self._call_id += 1
         call_id = self._call_id
         with self._lock:
-            protocol.send(self._conn, ('call', call_id, name, blob, self._take()))
+            protocol.send(self._conn, ['call', call_id, name, trees[1], trees[2],
+                                       self._take_small()])
             self._last_flush = time.monotonic()
             while True:
-                reply = protocol.recv_trusted(self._conn)
-                buffers = ([protocol.recv_raw(self._conn, size) for size in reply[4]]
-                           if reply[2] == 'ok' else [])
+                reply = protocol.recv(self._conn, HOST_MESSAGE_LIMIT)
                 if reply[1] == call_id:
                     break
         raise_if_interrupted(self._state)
         kind = reply[2]
         if kind == 'ok':
             try:
-                return pickle.loads(reply[3], buffers=buffers)
-            except Exception as exc:
+                return wire.from_tree(reply[3])
+            except wire.WireError as exc:
                 raise TypeError(f'the result of robo.{name} could not be rebuilt in the cell: '
-                                f'{type(exc).__name__}: {exc}') from None
+                                f'{exc}') from None
         if kind == 'raise':
             raise _rebuild_error(reply[3], reply[4])
         self._state.stop = STOP_KINDS[reply[3]](reply[4])
         raise self._state.stop
 
-    def finish(self, message: tuple) -> None:
+    def finish(self, message: list) -> None:
         if self._conn is None:
             return
         with self._lock:
-            protocol.send(self._conn, message[:2] + (self._take(),) + message[2:])
+            protocol.send(self._conn, message[:2] + [self._take_small()] + message[2:])
 
 
 def _rebuild_error(type_name: str, message: str) -> Exception:
@@ -231,9 +264,9 @@ def _where(exc: BaseException) -> str:
 class Worker:
     """The namespace and the cell loop of one worker process."""
 
-    def __init__(self, conn: connection.Connection, specs: dict) -> None:
+    def __init__(self, conn: socket.socket, specs: dict, arg_bytes: int) -> None:
         self.state = _State()
-        self.channel = _Channel(conn, self.state)
+        self.channel = _Channel(conn, self.state, arg_bytes)
         self.conn = conn
         self.robo = robo_module.Robo(specs, self.channel.call)
         self.fd_capture: FdCapture | None = None
@@ -251,7 +284,7 @@ class Worker:
         self.state.interrupt_pending = False
         raise CellInterrupted('interrupted by the host')
 
-    def run_cell(self, index: int, code: str) -> None:
+    def run_cell(self, run_id: int, index: int, code: str) -> None:
         filename = f'<cell {index}>'
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         threads_before = set(threading.enumerate())
@@ -273,15 +306,16 @@ class Worker:
             self.fd_capture.drain()
         notes = self._notes(threads_before)
         if error is None:
-            self.channel.finish(('done', index, None, '', '', False, notes))
+            self.channel.finish(['done', run_id, None, '', '', False, notes])
         else:
             is_stop = isinstance(error, CellStop)
             try:
                 text = '' if is_stop else format_cell_error(error)
             except Exception:  # a cell's exception whose str() itself fails
                 text = f'{type(error).__name__}: <the message could not be formatted>\n'
-            self.channel.finish(('done', index, type(error).__name__, text,
-                                 _where(error), is_stop, notes))
+            self.channel.finish(['done', run_id, sendable_text(type(error).__name__),
+                                 sendable_text(text), sendable_text(_where(error)), is_stop,
+                                 sendable_text(notes)])
         error = None
 
     def _notes(self, threads_before: set) -> str:
@@ -304,14 +338,14 @@ class Worker:
 
     def serve(self) -> None:
         signal.signal(signal.SIGINT, self._on_sigint)
-        protocol.send(self.conn, ('ready', os.getpid()))
+        protocol.send(self.conn, ['ready', os.getpid()])
         while True:
             try:
-                message = protocol.recv_trusted(self.conn)
-            except (EOFError, OSError):
+                message = protocol.recv(self.conn, HOST_MESSAGE_LIMIT)
+            except (EOFError, OSError, protocol.ProtocolError):
                 return
             if message[0] == 'run':
-                self.run_cell(message[1], message[2])
+                self.run_cell(message[1], message[2], message[3])
             elif message[0] == 'close':
                 return
 
@@ -323,21 +357,46 @@ def _watch_parent(parent_pid: int) -> None:
             os._exit(0)
 
 
+def _set_limits(limits: dict) -> None:
+    """Apply the host's resource limits (``WorkerLimits``) to this process and its children."""
+    mib = 1024 * 1024
+    wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_NOFILE, limits['open_files']),
+              (resource.RLIMIT_FSIZE, limits['file_size_mb'] * mib)]
+    if limits['memory_mb'] is not None:
+        wanted.append((resource.RLIMIT_AS, limits['memory_mb'] * mib))
+    if limits['processes'] is not None:
+        wanted.append((resource.RLIMIT_NPROC, limits['processes']))
+    for which, value in wanted:
+        _soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+
+def _tie_to_parent(parent_pid: int) -> None:
+    """Die with the parent (SIGKILL), and keep orphaned descendants below this process."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if os.getppid() != parent_pid:
+        os._exit(0)  # the parent died before the signal was armed
+
+
 def main(argv: list[str]) -> None:
     """Run the worker on the socket whose descriptor is ``argv[1]``."""
+    parent_pid = os.getppid()
+    _tie_to_parent(parent_pid)
     fd = int(argv[1])
     os.set_inheritable(fd, False)
-    conn = connection.Connection(socket.socket(fileno=fd).detach())
-    kind, specs, sys_path, memory_limit_mb = protocol.recv_trusted(conn)
-    for entry in sys_path:
-        if entry not in sys.path:
-            sys.path.append(entry)
-    if memory_limit_mb is not None:
-        limit = memory_limit_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), name='parent-watch',
+    conn = socket.socket(fileno=fd)
+    conn.setblocking(True)
+    _kind, specs, limits = (wire.from_tree(tree) if i else tree for i, tree in
+                            enumerate(protocol.recv(conn, HOST_MESSAGE_LIMIT)))
+    _set_limits(limits)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name='parent-watch',
                      daemon=True).start()
-    worker = Worker(conn, specs)
+    wire.result_types()  # before any cell: imports done while the file system is trusted
+    worker = Worker(conn, specs, limits['arg_bytes'])
     sys.stdin = io.StringIO('')
     sys.stdout = _Stream(worker.channel, '<stdout>')
     sys.stderr = _Stream(worker.channel, '<stderr>')

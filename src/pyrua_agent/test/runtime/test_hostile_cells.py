@@ -200,10 +200,10 @@ def test_corrupt_message_length_does_not_stall_the_host(make_runtime):
     _usable(rt)
 
 
-def test_valid_pickle_of_a_wrong_message_replaces_the_worker(make_runtime):
+def test_valid_msgpack_of_a_wrong_message_replaces_the_worker(make_runtime):
     rt = make_runtime()
-    result = rt.run_cell('import os, pickle, struct, sys\nblob = pickle.dumps(42)\n'
-                         "os.write(int(sys.argv[1]), struct.pack('!i', len(blob)) + blob)\n"
+    result = rt.run_cell('import os, msgpack, struct, sys\nblob = msgpack.packb(42)\n'
+                         "os.write(int(sys.argv[1]), struct.pack('!I', len(blob)) + blob)\n"
                          'import time\ntime.sleep(5)')
     assert result.stopped_reason == 'worker_died'
     assert 'unexpected message from the worker: 42' in result.output

@@ -1,0 +1,233 @@
+"""
+The plain-data codec of the worker channel: values become msgpack trees and back.
+
+Only these cross, in either direction: None, bool, int (64-bit), float, str, bytes, list,
+tuple, dict, numpy arrays of the dtypes in ``ARRAY_DTYPES`` (shape and raw bytes), numpy
+scalars (as Python numbers) and the result dataclasses in ``result_types()`` (by registry
+key, field by field). A msgpack array on the wire always starts with a tag (``LIST``,
+``TUPLE``, ``DICT``, ``ARRAY``, ``RESULT``); msgpack maps and extension types are refused.
+
+Decoding imports nothing and looks no class up by a name it reads: a result's key must be
+in the registry built here from ``pyrua_primitives``' public result types, and it is rebuilt
+without running its ``__init__``. Structures nested deeper than ``MAX_DEPTH`` (and so any
+structure that contains itself) are refused with a message, both ways.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import msgpack
+import numpy as np
+
+LIST, TUPLE, DICT, ARRAY, RESULT = range(5)
+MAX_DEPTH = 32
+ARRAY_DTYPES = frozenset({
+    'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64',
+    'float16', 'float32', 'float64'})
+# Bytes a number or a container head costs on the wire, for the running size estimate.
+_ITEM_BYTES = 9
+_INT_MIN, _INT_MAX = -2 ** 63, 2 ** 64 - 1
+
+
+class WireError(ValueError):
+    """A value that cannot cross the channel, or bytes that are not a valid message."""
+
+
+@functools.lru_cache(maxsize=1)
+def result_types() -> dict[str, type]:
+    """
+    Return the registry of result dataclasses that may cross, by key ``module.QualName``.
+
+    Filled from the public surface of ``pyrua_primitives`` (its ``__all__`` and its
+    ``results`` module): the results and records its primitives return.
+    """
+    import pyrua_primitives
+    from pyrua_primitives import results
+
+    candidates = [getattr(pyrua_primitives, name) for name in pyrua_primitives.__all__]
+    candidates += [getattr(results, name) for name in dir(results)]
+    return {_key(obj): obj for obj in candidates
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj)
+            and obj.__module__.split('.')[0] == 'pyrua_primitives'}
+
+
+def _key(cls: type) -> str:
+    return f'{cls.__module__}.{cls.__qualname__}'
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+class _Budget:
+    """The bytes a value may still take on the wire."""
+
+    __slots__ = ('left', 'limit', 'what')
+
+    def __init__(self, limit: int, what: str) -> None:
+        self.left = limit
+        self.limit = limit
+        self.what = what
+
+    def take(self, size: int) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise WireError(f'{self.what} take more than {self.limit} bytes; pass less data '
+                            '(e.g. a few numbers, not a whole array or image)')
+
+
+def to_tree(value: Any, limit: int, what: str = 'the arguments') -> Any:
+    """
+    Return ``value`` as a msgpack-ready tree.
+
+    :param value: the value to send.
+    :param limit: the most bytes it may take on the wire (estimated while walking, so a
+        huge value is refused after ``limit`` bytes' worth of work).
+    :param what: how a refusal names the value, e.g. 'the arguments of robo.move_to'.
+    :raises WireError: for a type that cannot cross, too deep a nesting, or over ``limit``.
+    """
+    return _encode(value, 0, _Budget(limit, what))
+
+
+def _encode(value: Any, depth: int, budget: _Budget) -> Any:
+    kind = type(value)
+    if value is None or kind is bool or kind is float:
+        budget.take(_ITEM_BYTES)
+        return value
+    if kind is int:
+        if not _INT_MIN <= value <= _INT_MAX:
+            raise WireError(f'the integer {value:.3e} does not fit in 64 bits; pass a float')
+        budget.take(_ITEM_BYTES)
+        return value
+    if kind is str or kind is bytes:
+        budget.take(len(value) + _ITEM_BYTES)
+        return value
+    if depth >= MAX_DEPTH:
+        raise WireError(f'a value nested deeper than {MAX_DEPTH} levels (or one that contains '
+                        'itself) cannot be passed; flatten it')
+    budget.take(_ITEM_BYTES)
+    if kind is list or kind is tuple:
+        tree = [LIST if kind is list else TUPLE]
+        tree.extend(_encode(item, depth + 1, budget) for item in value)
+        return tree
+    if kind is dict:
+        tree = [DICT]
+        for key, item in value.items():
+            tree.append(_encode(key, depth + 1, budget))
+            tree.append(_encode(item, depth + 1, budget))
+        return tree
+    if isinstance(value, np.ndarray):
+        dtype = value.dtype
+        if dtype.name not in ARRAY_DTYPES or dtype.byteorder == '>':
+            raise WireError(f'a numpy array of dtype {dtype} cannot be passed; use one of '
+                            f'{", ".join(sorted(ARRAY_DTYPES))}')
+        budget.take(value.nbytes)
+        # A view of the pixels, not a copy: msgpack copies them once, into the message.
+        raw = memoryview(np.ascontiguousarray(value).reshape(-1).view(np.uint8))
+        return [ARRAY, dtype.name, raw, *value.shape]
+    if isinstance(value, np.generic) and value.dtype.name in ARRAY_DTYPES:
+        return _encode(value.item(), depth, budget)
+    key = _key(kind)
+    if result_types().get(key) is kind:
+        tree = [RESULT, key]
+        tree.extend(_encode(getattr(value, name), depth + 1, budget)
+                    for name in _field_names(kind))
+        return tree
+    raise WireError(f'{kind.__module__}.{kind.__qualname__} cannot be passed to a primitive')
+
+
+def from_tree(tree: Any) -> Any:
+    """
+    Rebuild a value from a tree that ``msgpack.unpackb`` returned.
+
+    :raises WireError: for anything ``to_tree`` does not produce.
+    """
+    return _decode(tree, 0)
+
+
+def _decode(tree: Any, depth: int) -> Any:
+    kind = type(tree)
+    if tree is None or kind in (bool, int, float, str, bytes):
+        return tree
+    if kind is not list or not tree or depth >= MAX_DEPTH:
+        raise WireError(f'not a plain-data tree at depth {depth}: {type(tree).__name__}')
+    tag = tree[0]
+    if tag == LIST:
+        return [_decode(item, depth + 1) for item in tree[1:]]
+    if tag == TUPLE:
+        return tuple(_decode(item, depth + 1) for item in tree[1:])
+    if tag == DICT:
+        if len(tree) % 2 != 1:
+            raise WireError('a dict with an odd number of keys and values')
+        items = [_decode(item, depth + 1) for item in tree[1:]]
+        try:
+            return dict(zip(items[::2], items[1::2], strict=True))
+        except TypeError as exc:
+            raise WireError(f'a dict with an unhashable key: {exc}') from None
+    if tag == ARRAY:
+        return _decode_array(tree)
+    if tag == RESULT:
+        return _decode_result(tree, depth)
+    raise WireError(f'unknown tag {tag!r} at depth {depth}')
+
+
+def _decode_array(tree: list) -> np.ndarray:
+    if len(tree) < 3 or tree[1] not in ARRAY_DTYPES or type(tree[2]) is not bytes:
+        raise WireError('an array needs a known dtype, raw bytes and a shape')
+    shape = tree[3:]
+    if not all(type(n) is int and n >= 0 for n in shape):
+        raise WireError(f'an array shape must be non-negative integers, not {shape!r}')
+    dtype = np.dtype(tree[1])
+    count = 1
+    for n in shape:
+        count *= n
+    if count * dtype.itemsize != len(tree[2]):
+        raise WireError(f'an array of shape {tuple(shape)} {dtype} needs '
+                        f'{count * dtype.itemsize} bytes, not {len(tree[2])}')
+    # A writable copy: the receiver may change its arrays in place.
+    return np.frombuffer(tree[2], dtype).reshape(shape).copy()
+
+
+def _decode_result(tree: list, depth: int) -> Any:
+    cls = result_types().get(tree[1]) if len(tree) >= 2 and type(tree[1]) is str else None
+    if cls is None:
+        raise WireError(f'{str(tree[1:2])[:80]} is not a registered result type')
+    names = _field_names(cls)
+    if len(tree) != 2 + len(names):
+        raise WireError(f'{tree[1]} has {len(names)} fields, not {len(tree) - 2}')
+    obj = object.__new__(cls)
+    for name, item in zip(names, tree[2:], strict=True):
+        object.__setattr__(obj, name, _decode(item, depth + 1))
+    return obj
+
+
+def pack(message: list) -> bytes:
+    """Return the msgpack bytes of one message (its value fields are trees already)."""
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def unpack(data: bytes | bytearray | memoryview) -> Any:
+    """
+    Return what msgpack bytes hold, refusing maps and extension types.
+
+    :raises WireError: if ``data`` is not one complete msgpack value of arrays and scalars.
+    """
+    try:
+        return msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True,
+                               object_pairs_hook=_refuse_map, ext_hook=_refuse_ext)
+    except WireError:
+        raise
+    except Exception as exc:  # msgpack's own errors: truncated, extra bytes, bad UTF-8, depth
+        raise WireError(f'not a valid message: {type(exc).__name__}: {exc}') from None
+
+
+def _refuse_map(_pairs: Any) -> None:
+    raise WireError('a msgpack map is not part of the protocol')
+
+
+def _refuse_ext(code: int, _data: bytes) -> None:
+    raise WireError(f'msgpack extension type {code} is not part of the protocol')
