@@ -46,6 +46,7 @@ def _common_task_args(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``pyrua`` command."""
     from .planners import PLANNERS  # the registry names the choices
+    from .runtime.sandbox import SANDBOX_MODES
 
     parser = argparse.ArgumentParser(prog='pyrua', description=(
         'Run language-model robot agents on the ARX-X5 station or its MuJoCo twin.'))
@@ -91,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help='folder for the episode recording: one sub-folder per episode with '
                           'a rosbag2 (MCAP) bag and transcript.jsonl (default: runs/)')
     run.add_argument('--no-record', action='store_true', help='record nothing')
+    run.add_argument('--sandbox', default='auto', choices=SANDBOX_MODES,
+                     help='cell isolation: bwrap (bubblewrap), none (process only), auto '
+                          '(bwrap where it works here; default)')
     run.add_argument('--foxglove', nargs='?', const=8765, type=int, metavar='PORT',
                      help='stream the episode to Foxglove Studio at ws://127.0.0.1:PORT '
                           '(default 8765; needs the live extra)')
@@ -166,7 +170,8 @@ def spec_from_args(args: argparse.Namespace):
         endpoint=EndpointConfig(**{k: v for k, v in endpoint.items() if v is not None}),
         prices_file=None if args.prices is None or not llm else str(args.prices),
         budgets=BudgetConfig(**budget_args), cell_timeout_s=args.cell_timeout,
-        success_guard=not args.no_guard, record=not args.no_record, runs_dir=str(args.record))
+        success_guard=not args.no_guard, record=not args.no_record, runs_dir=str(args.record),
+        sandbox=args.sandbox)
 
 
 def _run(args: argparse.Namespace) -> int:

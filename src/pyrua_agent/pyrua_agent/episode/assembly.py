@@ -154,7 +154,8 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
         if on_begin is not None:
             on_begin(world)
         run = {'budgets': spec.budgets, 'cell_timeout_s': spec.cell_timeout_s,
-               'max_output_chars': spec.max_output_chars, 'on_cell': on_cell}
+               'max_output_chars': spec.max_output_chars, 'on_cell': on_cell,
+               'sandbox': spec.sandbox}
         if observer is not None:
             from ..recording import run_recorded_episode
 

@@ -77,6 +77,7 @@ class EpisodeResult:
     ledger: Ledger
     cell_results: tuple[CellResult, ...] = field(default=())
     run_dir: str | None = None
+    sandbox: str = 'none'
 
     def __repr__(self) -> str:
         score = 'n/a' if self.score is None else f'{self.score:.2f}'
@@ -100,6 +101,7 @@ class EpisodeResult:
             'cells': self.cells,
             'wall_s': round(self.wall_s, 3),
             'run_dir': self.run_dir,
+            'sandbox': self.sandbox,
             **accounting,
             'cell_log': [
                 {'index': r.index, 'error': r.error, 'stopped_reason': r.stopped_reason,
@@ -144,7 +146,8 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
                 budgets: BudgetConfig | None = None,
                 cell_timeout_s: float | None = None, max_output_chars: int = 8000,
                 on_cell: Callable[[Cell, CellResult], None] | None = None,
-                runtime_factory: Callable[..., CellRuntime] = CellRuntime) -> EpisodeResult:
+                runtime_factory: Callable[..., CellRuntime] = CellRuntime,
+                sandbox: str = 'auto') -> EpisodeResult:
     """
     Run one episode to its single end reason.
 
@@ -156,6 +159,8 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
     :param on_cell: called after each cell with the cell and its result (progress display,
         recording).
     :param runtime_factory: builds the cell runtime from the world's primitives.
+    :param sandbox: cell isolation, one of ``pyrua_agent.runtime.sandbox.SANDBOX_MODES``;
+        the mode in effect ('bwrap' or 'none') is recorded as ``EpisodeResult.sandbox``.
     :returns: the episode record.
     """
     config = budgets or BudgetConfig()
@@ -166,7 +171,8 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
     options = {} if world.transport is None else {'transport': world.transport}
     runtime = runtime_factory(world.primitives, acting=world.acting, success_check=guard,
                               cell_timeout_s=cell_timeout_s, max_output_chars=max_output_chars,
-                              **options)
+                              sandbox=sandbox, **options)
+    sandbox_used = runtime.sandbox
     try:
         with _Watchdog(runtime, meter) as watchdog:
             try:
@@ -206,4 +212,4 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
                          planner=planner.name, end_reason=reason, end_detail=detail,
                          success=success, score=score, cells=len(results),
                          wall_s=meter.elapsed_s, ledger=planner.ledger,
-                         cell_results=tuple(results))
+                         cell_results=tuple(results), sandbox=sandbox_used)

@@ -19,10 +19,8 @@ from pyrua_primitives.station import CAMERAS
 from ..budgets import BudgetConfig
 from ..llm import EndpointConfig
 from ..planners import needs_endpoint, needs_source, PLANNERS
+from ..runtime.sandbox import SANDBOX_MODES
 
-SANDBOX_MODES = ('auto', 'required', 'off')
-"""How cells are isolated: ``auto`` uses the OS sandbox where the platform has one,
-``required`` refuses to run without it, ``off`` runs cells as the host user."""
 CARD_CAMERAS = ('head', 'left_wrist', 'right_wrist')
 
 

@@ -21,7 +21,7 @@ def test_llm_planners_are_the_ones_that_need_an_endpoint():
     ({'planner': 'tool'}, "unknown planner 'tool'; did you mean 'tools'"),
     ({'planner': 'replay'}, "planner 'replay' needs source"),
     ({'planner': 'code', 'source': 'x.py'}, "source 'x.py' vs planner 'code'"),
-    ({'sandbox': 'of'}, "unknown sandbox mode 'of'; did you mean 'off'"),
+    ({'sandbox': 'bwrp'}, "unknown sandbox mode 'bwrp'; did you mean 'bwrap'"),
     ({'cell_timeout_s': 0.0}, 'cell_timeout_s 0.0 vs > 0 s'),
     ({'card_cameras': ('top',)}, "card_cameras \\['top'\\] vs cameras"),
     ({'runs_dir': ''}, "runs_dir '' with record=True"),
