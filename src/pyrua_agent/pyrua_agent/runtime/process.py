@@ -65,9 +65,10 @@ def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def _children_map() -> dict[int, list[int]]:
-    """Return parent pid -> child pids of every process in /proc."""
+def _process_table() -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Return parent pid -> child pids, and session id -> pids, of every process in /proc."""
     children: dict[int, list[int]] = {}
+    sessions: dict[int, list[int]] = {}
     for entry in os.listdir('/proc'):
         if not entry.isdigit():
             continue
@@ -78,19 +79,29 @@ def _children_map() -> dict[int, list[int]]:
             continue
         # The name may hold spaces and parentheses: the fields start after the last ')'.
         fields = stat[stat.rfind(b')') + 2:].split()
-        if len(fields) > 1:
+        if len(fields) > 3:
             children.setdefault(int(fields[1]), []).append(int(entry))
-    return children
+            sessions.setdefault(int(fields[3]), []).append(int(entry))
+    return children, sessions
 
 
 def descendants(pid: int) -> list[int]:
-    """Return the pids of every process below ``pid``, parents before children."""
-    children = _children_map()
-    found, todo = [], [pid]
+    """
+    Return the pids below ``pid`` and in its session, parents before children.
+
+    The session catches what a cell started and left behind when its parent died (it is
+    re-parented to init but keeps the worker's session, unless it called setsid itself).
+    """
+    children, sessions = _process_table()
+    found, todo = [], [pid, *(p for p in sessions.get(pid, ()) if p != pid)]
+    seen = set(todo)
+    found.extend(todo[1:])
     while todo:
         for child in children.get(todo.pop(), ()):
-            found.append(child)
-            todo.append(child)
+            if child not in seen:
+                seen.add(child)
+                found.append(child)
+                todo.append(child)
     return found
 
 
@@ -235,12 +246,17 @@ class WorkerProcess:
             return False
 
     def wait_exit(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for the worker to exit by itself; return True if it did."""
-        try:
-            self._proc.wait(timeout=timeout_s)
-            return True
-        except subprocess.TimeoutExpired:
-            return False
+        """
+        Wait up to ``timeout_s`` for the worker to exit by itself; return True if it did.
+
+        It is not reaped, so its pid (and session id) cannot be reused before ``kill()``.
+        """
+        deadline = time.monotonic() + timeout_s
+        while self.alive():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     def exit_description(self) -> str:
         """Describe how the worker ended, e.g. 'killed by signal SIGSEGV'."""
@@ -267,8 +283,9 @@ class WorkerProcess:
             _signal(self.worker_pid, signal.SIGINT)
 
     def kill(self) -> None:
-        """Kill the worker and every process below it, and reap it."""
+        """Kill the worker and every process below it or in its session, and reap it."""
         if self._proc.returncode is None:
+            # Not reaped yet (perhaps a zombie): the pid is still this worker's.
             kill_tree(self.pid)
         try:
             self._proc.wait(timeout=5.0)
