@@ -21,6 +21,7 @@ as the same user; the bwrap sandbox closes all three.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 import logging
 import os
 import re
@@ -47,6 +48,10 @@ MESSAGE_STALL_S = 5.0
 SOCKET_BUFFER_BYTES = 4 * 1024 * 1024
 # How long kill_tree waits for the killed processes to be gone.
 KILL_WAIT_S = 2.0
+# Workers are started from this one long-lived thread: the parent-death signal (and bwrap's
+# --die-with-parent) fires when the *thread* that forked the child ends, so a worker forked
+# by a short-lived thread (a pool task that ran one cell) would die with that thread.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix='pyrua-worker-spawner')
 
 
 def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -178,9 +183,10 @@ class WorkerProcess:
             env, cwd = scrubbed_environment(os.environ), scratch_dir
         self._stderr_file = tempfile.TemporaryFile()
         try:
-            self._proc = subprocess.Popen(
-                argv, env=env, cwd=cwd, pass_fds=(fd,), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=self._stderr_file, start_new_session=True)
+            self._proc = _SPAWNER.submit(
+                subprocess.Popen, argv, env=env, cwd=cwd, pass_fds=(fd,),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr_file,
+                start_new_session=True).result()
         except BaseException:
             self._stderr_file.close()
             host_sock.close()

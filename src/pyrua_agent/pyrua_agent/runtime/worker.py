@@ -272,6 +272,9 @@ class Worker:
         self.fd_capture: FdCapture | None = None
         self.pid = os.getpid()
         os.register_at_fork(after_in_child=self.channel.detach)
+        # A child forked by cell code dies with the worker (subprocesses exec'd by C code
+        # are found by the host's kill_tree instead).
+        os.register_at_fork(after_in_child=_die_with_parent)
         self.namespace = {'__name__': '__main__', '__builtins__': builtins,
                           'robo': self.robo, 'np': np, 'math': math}
 
@@ -371,6 +374,10 @@ def _set_limits(limits: dict) -> None:
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
+
+
+def _die_with_parent() -> None:
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _tie_to_parent(parent_pid: int) -> None:

@@ -1,4 +1,4 @@
-"""Fixtures of the runtime tests: whether a process is gone, and the sandbox modes here."""
+"""Fixtures of the runtime tests: both sandbox modes, and whether a process is gone."""
 
 import os
 
@@ -34,3 +34,13 @@ def needs_bwrap():
 def host_pid():
     """Return this (host) process's pid."""
     return os.getpid()
+
+
+@pytest.fixture(params=['auto', 'none'])
+def make_runtime(make_runtime, request):
+    """Build runtimes in the default sandbox mode and again with process isolation only."""
+    def make(**kwargs):
+        kwargs.setdefault('sandbox', request.param)
+        return make_runtime(**kwargs)
+
+    return make
