@@ -20,7 +20,8 @@ import numpy as np
 from .cancel import CancelToken
 from .kinematics.forward import tcp_pose
 from .kinematics.orientation import approach_tilt_rad, closing_heading_rad, top_down_rotation
-from .motion import MotionConfig, MotionScene, plan_joint_move, plan_move, PlanResult
+from .measure import measure_object
+from .motion import MotionConfig, MotionScene, plan_joint_move, plan_move, plan_reach, PlanResult
 from .perception import (
     back_project as _back_project,
 )
@@ -37,7 +38,10 @@ from .perception import (
 from .perception import (
     locate as _locate,
 )
-from .results import ArmPose, GripperResult, MoveResult
+from .perception import (
+    locate_all as _locate_all,
+)
+from .results import ArmPose, GripperResult, MoveResult, ReachResult
 from .safety import check_tcp_target, SafetyConfig
 from .station import (
     CameraFrame,
@@ -51,9 +55,9 @@ from .station import (
 )
 from .vla import run_configured_rollout, VlaConfig, VlaResult
 
-ACTING: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper', 'vla')
+ACTING: tuple[str, ...] = ('close_gripper', 'home', 'measure', 'move_to', 'open_gripper', 'vla')
 """Primitives that act on the robot (the success guard runs before each)."""
-MOTION: tuple[str, ...] = ('close_gripper', 'home', 'move_to', 'open_gripper', 'vla')
+MOTION: tuple[str, ...] = ('close_gripper', 'home', 'measure', 'move_to', 'open_gripper', 'vla')
 """Primitives after which the tool-calling baseline returns camera images."""
 MAX_WAIT_S = 60.0
 
@@ -116,6 +120,11 @@ def _call_hook(observer: object | None, hook: str, *args: object) -> None:
 
 
 def _vector3(value: object, name: str) -> np.ndarray:
+    if value is None or (isinstance(value, (tuple, list)) and None in value):
+        where = name if value is None else f'{name}[{list(value).index(None)}]'
+        raise ValueError(f'{where} is None, an unknown value (a not-found locate has '
+                         'position_m=None; an unmeasured height has z None); locate again, '
+                         'robo.measure it, or pass a number')
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -148,6 +157,7 @@ class PrimitiveLibrary:
         self.observer = observer
         self.arms = station_arms(station)
         self.cameras = station_cameras(station)
+        self._closed = dict.fromkeys(self.arms, False)
 
     def _arm(self, arm: str) -> str:
         return check_arm(arm, self.arms)
@@ -161,7 +171,8 @@ class PrimitiveLibrary:
     def primitives(self) -> dict[str, Callable]:
         """Return ``robo``'s primitives: name -> bound method (``show`` is the runtime's)."""
         names = ('back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
-                 'locate', 'move_to', 'open_gripper', 'pose', 'vla', 'wait')
+                 'locate', 'locate_all', 'measure', 'move_to', 'open_gripper', 'pose',
+                 'reachable', 'vla', 'wait')
         return {name: getattr(self, name) for name in names}
 
     # --- perception -----------------------------------------------------------------
@@ -170,6 +181,17 @@ class PrimitiveLibrary:
         frame = self.station.capture(camera, depth=self.config.use_depth)
         _call_hook(self.observer, 'frame', frame)
         return frame
+
+    def _frames(self, cameras: Sequence[str] | None) -> list[CameraFrame]:
+        names = self.cameras if cameras is None else tuple(self._camera(c) for c in cameras)
+        if not names:
+            raise ValueError('cameras is empty; pass None (all cameras) or e.g. ["head"]')
+        return [self._capture(name) for name in names]
+
+    @staticmethod
+    def _check_query(query: object) -> None:
+        if not isinstance(query, str) or not query.strip():
+            raise TypeError(f"query must be a non-empty string like 'red block', got {query!r}")
 
     def locate(self, query: str, cameras: Sequence[str] | None = None) -> LocateResult:
         """
@@ -180,23 +202,55 @@ class PrimitiveLibrary:
             Colours: red, green, blue, yellow, orange, purple. Nouns: block, bowl, zone,
             marker, peg, hole, button.
         :param cameras: camera names to look with; default: the head camera plus each
-            wrist camera. The head camera must see the object; a wrist camera that also
-            sees it measures its height.
+            wrist camera. One view gives no height; a second (a wrist camera from above)
+            measures it: robo.measure does that for you.
         :returns: LocateResult with ``found``, ``position_m`` (x, y, z of the object's
             centre, world frame, metres), ``size_m`` (footprint width and depth),
             ``height_m``, ``top_z_m`` (top surface height), ``heading_rad`` (yaw of the
             footprint's sides: pass it to move_to(heading=...) to grasp across them),
-            ``cameras`` and ``pixels``. When not found: ``found=False`` and a ``reason``
-            (unknown word, nothing seen, several matches); never a guessed position.
+            ``height_source`` ('rgb_hull' measured by two views, 'flat', 'depth', or 'none'),
+            ``bound_m`` (x, y, z error that held for 90% of such estimates), ``cameras``
+            and ``note`` (why no height). Unknown values are None: z, height_m, top_z_m when
+            the height was not measured; position_m when not found (then ``reason`` says
+            why: unknown word, nothing seen, several matches). Never a guessed position.
         """
-        if not isinstance(query, str) or not query.strip():
-            raise TypeError(f"query must be a non-empty string like 'red block', got {query!r}")
-        names = self.cameras if cameras is None else tuple(self._camera(c) for c in cameras)
-        if not names:
-            raise ValueError('cameras is empty; pass None (all cameras) or e.g. ["head"]')
-        frames = [self._capture(name) for name in names]
-        result = _locate(frames, query, self.segmenter, self.station.table_height_m())
-        return result
+        self._check_query(query)
+        frames = self._frames(cameras)
+        return _locate(frames, query, self.segmenter, self.station.table_height_m())
+
+    def locate_all(self, query: str, cameras: Sequence[str] | None = None) -> list[LocateResult]:
+        """
+        Find every object that matches a query, e.g. all blocks: 'block'.
+
+        :returns: a list of found LocateResults, left to right (smallest x first); empty
+            when none matched (robo.locate says why).
+        """
+        self._check_query(query)
+        frames = self._frames(cameras)
+        return _locate_all(frames, query, self.segmenter, self.station.table_height_m())
+
+    def measure(self, query: str, arm: str | None = None, *,
+                cancel: CancelToken | None = None) -> LocateResult:
+        """
+        Locate an object and measure its height, moving a wrist camera above it if needed.
+
+        :param query: as for locate.
+        :param arm: the arm that may move ('left' or 'right'); default: the nearer one,
+            then the other. The arm stays where it looked (above the object).
+        :returns: a LocateResult measured by the head and a wrist camera; when no
+            viewpoint gave a height, the head-only result with a ``note`` saying why.
+        """
+        self._check_query(query)
+        arms = self.arms if arm is None else (self._arm(arm),)
+        bases = {a: tuple(float(c) for c in self.station.arm_base(a).world_from_base[:2, 3])
+                 for a in arms}
+
+        def move(arm_name, xyz, heading, max_tilt, path='line'):
+            return self.move_to(arm_name, xyz, heading, max_tilt=max_tilt, path=path,
+                                cancel=cancel)
+
+        return measure_object(self.locate, self.locate_all, move, query, arms,
+                              self.station.table_height_m(), bases)
 
     def image(self, camera: str) -> np.ndarray:
         """
@@ -262,7 +316,8 @@ class PrimitiveLibrary:
         :param arm: 'left' or 'right'.
         :returns: ArmPose with position_m (the point between the finger pads, world frame,
             metres), heading_rad (yaw of the line the fingers close along), tilt_rad (0 =
-            pointing straight down) and gripper_width_m.
+            pointing straight down), gripper_width_m and held (checked now: False once a
+            grasped object has slipped out).
         """
         state = self.joints(arm)
         if isinstance(self.station, CartesianArm):
@@ -270,10 +325,11 @@ class PrimitiveLibrary:
         else:
             tcp = tcp_pose(state.positions_rad, self.station.arm_base(arm).world_from_base)
         rotation = tcp[:3, :3]
+        held = self._closed[arm] and state.gripper_width_m > self.config.min_held_width_m
         return ArmPose(arm=arm, position_m=tuple(float(c) for c in tcp[:3, 3]),
                        heading_rad=closing_heading_rad(rotation),
                        tilt_rad=approach_tilt_rad(rotation),
-                       gripper_width_m=state.gripper_width_m)
+                       gripper_width_m=state.gripper_width_m, held=bool(held))
 
     def wait(self, seconds: float, *, cancel: CancelToken | None = None) -> float:
         """
@@ -325,7 +381,7 @@ class PrimitiveLibrary:
 
     def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
                 descend: bool = False, max_tilt: float = 0.0, path: str = 'line',
-                cancel: CancelToken | None = None) -> MoveResult:
+                relative: bool = False, cancel: CancelToken | None = None) -> MoveResult:
         """
         Move an arm's gripper, pointing straight down, to a point (straight-line path).
 
@@ -335,9 +391,12 @@ class PrimitiveLibrary:
             arm's base: 0.02 m: 0.06-0.48 m; 0.05 m: 0.10-0.45 m; 0.08 m: 0.14-0.41 m;
             0.10 m: 0.18-0.36 m; nothing above about 0.115 m (pass max_tilt to go higher).
         :param xyz: target [x, y, z] of the point between the finger pads, world frame,
-            metres. The finger tips reach 0.02 m below this point.
+            metres. The finger tips reach 0.02 m below this point. An object held is
+            centred between the pads where it was grasped: grasped with the pads at its
+            centre, its centre moves with this point.
         :param heading: yaw in radians of the line along which the fingers close (0 = along
-            world x); pass a located object's heading_rad to grasp across its sides.
+            world x); pass a located object's heading_rad to grasp across its sides. The
+            gripper is symmetric: h and h + pi are the same grasp (either is used).
             Default: keep the current wrist yaw as far as possible.
         :param descend: False keeps the point between the pads at least 0.03 m above the
             table; pass True for the final descent onto a located object (then only the
@@ -346,7 +405,9 @@ class PrimitiveLibrary:
             when straight down cannot reach the target (e.g. higher than 0.115 m above the
             table). Default 0: refuse instead of tilting.
         :param path: 'line' (straight line, default) or 'joint' (joint-space move, for
-            large moves with nothing in the way).
+            large moves with nothing in the way; try it when a line fails mid-way).
+        :param relative: True: xyz is an offset from where the pads are now (e.g. [0, 0,
+            0.05] lifts 5 cm).
         :returns: MoveResult with reached, final_m (measured position), error_m and
             duration_s. An unreachable or unsafe target is refused before anything moves:
             reached=False and a reason that names the limit (reach, table clearance,
@@ -354,6 +415,8 @@ class PrimitiveLibrary:
         """
         self._arm(arm)
         target = _vector3(xyz, 'xyz')
+        if relative:
+            target = target + np.asarray(self.pose(arm).position_m)
         for name, value in (('heading', heading), ('max_tilt', max_tilt)):
             if value is not None and (isinstance(value, bool)
                                       or not isinstance(value, (int, float))):
@@ -401,6 +464,35 @@ class PrimitiveLibrary:
                           final_heading_rad=final.heading_rad, error_m=error,
                           duration_s=float(outcome.duration_s))
 
+    def reachable(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
+                  descend: bool = False, max_tilt: float = 0.0) -> ReachResult:
+        """
+        Check, without moving, whether move_to(arm, xyz, heading, ...) could end there.
+
+        :returns: ReachResult with reachable, reason (the limit, as move_to would say it)
+            and base_distance_m (horizontal distance from the arm's base). The path there
+            is not checked.
+        """
+        self._arm(arm)
+        target = _vector3(xyz, 'xyz')
+        base = self.station.arm_base(arm).world_from_base[:2, 3]
+        if isinstance(self.station, CartesianArm):
+            # An arm that plans itself: only the safety gate's rules can be checked here.
+            reason = check_tcp_target(self.station.tcp_pose(arm)[:3, 3], target,
+                                      self.station.table_height_m(), descend=bool(descend),
+                                      config=self.config.safety)
+            return ReachResult(reachable=not reason, reason=reason, arm=arm,
+                               target_m=tuple(float(c) for c in target),
+                               base_distance_m=float(np.hypot(*(target[:2] - base))),
+                               tilt_rad=0.0)
+        scene = MotionScene.from_station(self.station, arm)
+        plan = plan_reach(scene, target, heading, descend=bool(descend),
+                          max_tilt_rad=float(max_tilt), safety=self.config.safety)
+        return ReachResult(reachable=plan.planned, reason=plan.reason, arm=arm,
+                           target_m=tuple(float(c) for c in target),
+                           base_distance_m=float(np.hypot(*(target[:2] - base))),
+                           tilt_rad=float(plan.tilt_rad))
+
     def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
         """
         Move an arm back to its ready pose above the table (joint-space move).
@@ -437,6 +529,7 @@ class PrimitiveLibrary:
                 or not 0.01 <= commanded <= full:
             raise ValueError(f'width={width!r} vs allowed [0.010, {full:.3f}] m; '
                              'omit it to open fully')
+        self._closed[arm] = False
         outcome = self.station.command_gripper(arm, float(commanded), cancel)
         reason = '' if outcome.reached else f'stopped at {outcome.width_m * 1000:.1f} mm ' \
             f'({outcome.reason or "blocked"})'
@@ -451,10 +544,12 @@ class PrimitiveLibrary:
 
         :param arm: 'left' or 'right'.
         :returns: GripperResult with held (True when the fingers stopped on an object
-            instead of closing fully) and width_m (the measured opening: about the object's
-            width when held, near 0 when nothing is between the fingers).
+            instead of closing fully, at this moment: robo.pose(arm).held checks again) and
+            width_m (the measured opening: about the object's width when held, near 0 when
+            nothing is between the fingers).
         """
         self._arm(arm)
+        self._closed[arm] = True
         outcome = self.station.command_gripper(arm, 0.0, cancel)
         width = float(outcome.width_m)
         held = width > self.config.min_held_width_m

@@ -162,7 +162,7 @@ def plan_move(
     if path not in PATHS:
         raise ValueError(unknown_name('path', path, PATHS))
     if not (math.isfinite(max_tilt_rad) and 0.0 <= max_tilt_rad <= math.pi / 2):
-        raise ValueError(f'max_tilt_rad={max_tilt_rad} vs [0, pi/2]; pass an angle in radians')
+        raise ValueError(f'max_tilt={max_tilt_rad} vs [0, pi/2]; pass an angle in radians')
     explicit = None if rotation is None else _check_rotation(rotation)
     goal, tilt = _goal(scene, target, heading, explicit, max_tilt_rad)
     if not goal.found:
@@ -181,6 +181,36 @@ def plan_move(
     vertical = approach_tilt_rad(goal_pose[:3, :3]) < math.pi / 4
     final_heading = closing_heading_rad(goal_pose[:3, :3]) if vertical else None
     return _timed_and_checked(scene, positions, descend, motion, safety, final_heading, tilt)
+
+
+def plan_reach(
+    scene: MotionScene,
+    xyz_m: object,
+    heading_rad: float | None = None,
+    *,
+    descend: bool = False,
+    max_tilt_rad: float = 0.0,
+    safety: SafetyConfig | None = None,
+) -> PlanResult:
+    """
+    Check that the TCP of ``scene.arm`` can stand at ``xyz_m``, without a path to it.
+
+    The goal pose is found as ``plan_move`` finds it, then checked by the safety gate where
+    it stands (joint limits, table clearance, workspace, the other arm as it is now).
+
+    :returns: a PlanResult whose ``trajectory`` holds the goal twice (no motion), or a
+        refusal with the reason ``plan_move`` would give.
+    :raises ValueError: for NaN or wrong-length inputs or a tilt outside [0, pi/2].
+    """
+    target = _check_xyz(xyz_m)
+    heading = None if heading_rad is None else check_heading(heading_rad)
+    if not (math.isfinite(max_tilt_rad) and 0.0 <= max_tilt_rad <= math.pi / 2):
+        raise ValueError(f'max_tilt={max_tilt_rad} vs [0, pi/2]; pass an angle in radians')
+    goal, tilt = _goal(scene, target, heading, None, max_tilt_rad)
+    if not goal.found:
+        return PlanResult(False, goal.reason)
+    positions = np.stack([goal.q_rad, goal.q_rad])
+    return _timed_and_checked(scene, positions, descend, MotionConfig(), safety, heading, tilt)
 
 
 def plan_joint_move(
@@ -253,7 +283,7 @@ def _goal(scene, target, heading, explicit, max_tilt) -> tuple[IkResult, float]:
     if envelope and max_tilt <= 0.0:
         return IkResult(False, (
             f'not reachable: {envelope}; move the target into that range or pass '
-            'max_tilt_rad > 0 to accept a tilted approach'
+            'max_tilt > 0 (radians) to accept a tilted approach'
         ), scene.q_rad, math.nan, math.nan), 0.0
     radial = base[:3, :3] @ np.array([in_base[0], in_base[1], 0.0])
     outward = radial / max(float(np.linalg.norm(radial)), 1e-9)

@@ -82,6 +82,8 @@ class ArmPose:
 
     ``heading_rad`` is the yaw of the line along which the fingers close;
     ``tilt_rad`` is the angle between the gripper's approach axis and straight down.
+    ``held`` is the grasp width check made again now: the gripper was last closed and its
+    fingers still stand apart on something.
     """
 
     arm: str
@@ -89,9 +91,37 @@ class ArmPose:
     heading_rad: float
     tilt_rad: float
     gripper_width_m: float
+    held: bool = False
 
     def __repr__(self) -> str:
+        held = ', held' if self.held else ''
         return (f'ArmPose({self.arm}, tcp {_xyz(self.position_m)}, heading '
                 f'{math.degrees(self.heading_rad):.0f} deg, tilt '
                 f'{math.degrees(self.tilt_rad):.0f} deg, gripper '
-                f'{self.gripper_width_m * 1000:.1f} mm)')
+                f'{self.gripper_width_m * 1000:.1f} mm{held})')
+
+
+@dataclass(frozen=True, slots=True)
+class ReachResult:
+    """
+    Whether an arm's gripper can reach a point, checked without moving (``reachable``).
+
+    ``reachable`` is True when inverse kinematics finds a pose inside the joint limits that
+    passes the safety gate there (table clearance, workspace, the other arm where it is
+    now). ``base_distance_m`` is the horizontal distance from the arm's base to the point.
+    """
+
+    reachable: bool
+    reason: str
+    arm: str
+    target_m: Vec3
+    base_distance_m: float
+    tilt_rad: float
+    """Tilt from straight down the pose needs (0 unless ``max_tilt`` allowed more)."""
+
+    def __repr__(self) -> str:
+        if self.reachable:
+            tilt = f', tilt {math.degrees(self.tilt_rad):.0f} deg' if self.tilt_rad else ''
+            return (f'ReachResult(reachable, {self.arm} to {_xyz(self.target_m)}, '
+                    f'{self.base_distance_m:.3f} m from its base{tilt})')
+        return f'ReachResult(reachable=False, {self.arm}, reason={self.reason!r})'

@@ -1,7 +1,5 @@
 """Every primitive of the library on the MuJoCo twin (the evaluator only checks outcomes)."""
 
-import math
-
 import numpy as np
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
 from pyrua_sim.twin import load_twin
@@ -44,7 +42,8 @@ def _block(twin):
 def test_primitives_are_the_documented_set_and_acting_ones_are_marked(lib):
     names = set(lib.primitives())
     assert names == {'back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
-                     'locate', 'move_to', 'open_gripper', 'pose', 'vla', 'wait'}
+                     'locate', 'locate_all', 'measure', 'move_to', 'open_gripper', 'pose',
+                     'reachable', 'vla', 'wait'}
     assert set(ACTING) <= names
     for func in lib.primitives().values():
         assert func.__doc__ and ':returns:' in func.__doc__
@@ -63,7 +62,7 @@ def test_locate_refuses_unknown_words_and_absent_objects(lib):
     assert not unknown.found and 'elephant' in unknown.reason
     absent = lib.locate('yellow block')
     assert not absent.found and 'yellow block' in absent.reason
-    assert math.isnan(absent.position_m[0])
+    assert absent.position_m is None
 
 
 def test_locate_rejects_misuse(lib):
@@ -83,10 +82,14 @@ def test_pick_up_and_hold_with_the_grasp_width_check(lib, twin):
     assert down.reached, down.reason
     grip = lib.close_gripper('left')
     assert grip.held and 0.035 < grip.width_m < 0.045, grip
-    up = lib.move_to('left', [x, y, TABLE_Z + 0.08])
-    assert up.reached
+    up = lib.move_to('left', [0.0, 0.0, 0.06], relative=True)
+    assert up.reached and up.final_m[2] == pytest.approx(z + 0.065, abs=0.005)
     assert _block(twin)[2] > TABLE_Z + 0.05  # the block came up with the gripper
+    # The block's centre moved with the pad point it was grasped at.
+    assert _block(twin)[2] == pytest.approx(up.final_m[2] - 0.005, abs=0.006)
+    assert lib.pose('left').held is True and 'held)' in repr(lib.pose('left'))
     assert lib.open_gripper('left').held is False
+    assert lib.pose('left').held is False  # checked again now, not remembered
 
 
 def test_closing_on_nothing_reports_nothing_held(lib):
@@ -114,6 +117,36 @@ def test_move_to_raises_on_nan_wrong_length_and_bad_arm(lib):
         lib.move_to('left', [0.1, 0.2])
     with pytest.raises(ValueError, match="did you mean 'left'"):
         lib.move_to('lefft', [0.1, 0.2, 0.9])
+
+
+def test_move_to_refuses_unknown_values_naming_the_argument(lib):
+    absent = lib.locate('yellow block')
+    with pytest.raises(ValueError, match=r'^xyz is None, an unknown value'):
+        lib.move_to('left', absent.position_m)
+    with pytest.raises(ValueError, match=r'^xyz\[2\] is None'):
+        lib.move_to('left', (-0.3, -0.15, None))
+    with pytest.raises(ValueError, match='max_tilt=2.0 vs'):
+        lib.move_to('left', [-0.3, -0.15, 0.9], max_tilt=2.0)
+
+
+def test_reachable_answers_without_moving(lib):
+    before = lib.joints('right').positions_rad
+    near = lib.reachable('right', [0.30, -0.15, TABLE_Z + 0.08])
+    far = lib.reachable('left', [0.30, -0.15, TABLE_Z + 0.08])
+    assert near.reachable and near.base_distance_m == pytest.approx(0.30, abs=1e-6)
+    assert not far.reachable and 'max_tilt > 0' in far.reason
+    assert repr(near).startswith('ReachResult(reachable, right to (0.300, -0.150, 0.845) m')
+    np.testing.assert_array_equal(lib.joints('right').positions_rad, before)
+
+
+def test_measure_moves_a_wrist_camera_over_an_unmeasured_object(lib, twin):
+    rough = lib.locate('green bowl')
+    assert rough.found and rough.height_m is None and 'robo.measure(' in rough.note
+    fine = lib.measure('green bowl')
+    assert fine.height_source == 'rgb_hull' and fine.height_m == pytest.approx(0.04, abs=0.01)
+    assert fine.query == 'green bowl' and fine.cameras[0] == 'head'
+    truth = twin.evaluator.object_poses()['obj/green_bowl'][:2]
+    assert np.all(np.abs(np.subtract(fine.position_m[:2], truth)) <= fine.bound_m[:2])
 
 
 def test_home_returns_to_the_ready_pose(lib, twin):

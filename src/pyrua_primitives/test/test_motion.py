@@ -79,7 +79,7 @@ def test_plan_move_refuses_a_target_too_far_with_the_distance(scene):
     result = plan_move(scene, (-0.3, 0.15, 0.80))
     assert not result.planned and result.trajectory is None
     assert result.reason.startswith('not reachable: top-down TCP 0.600 m out')
-    assert 'pass max_tilt_rad > 0' in result.reason
+    assert 'pass max_tilt > 0' in result.reason
 
 
 def test_plan_move_refuses_a_target_too_high_for_top_down(scene):

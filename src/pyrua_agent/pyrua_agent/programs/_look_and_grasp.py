@@ -30,7 +30,7 @@ def look(name, arm, flat_size=None):
                     return est
                 continue
             est = robo.locate(name, cameras=['head', f'{arm}_wrist'])
-            if est.found and not math.isnan(est.height_m):
+            if est.found and est.height_m is not None:
                 return est
     robo.home(arm)
     est = robo.locate(name)
@@ -46,7 +46,7 @@ def grasp(name, arm, tries=3):
             robo.home(arm)  # the arm may hide the object from the head camera
             continue
         x, y, z = est.position_m
-        if math.isnan(z) or est.height_m < 0.035:  # partly seen: a 4 cm cube on the table
+        if z is None or est.height_m < 0.035:  # partly seen: a 4 cm cube on the table
             z = TABLE_Z + 0.02
         robo.open_gripper(arm)
         print(robo.move_to(arm, [x, y, HOVER_Z], heading=est.heading_rad))
@@ -95,9 +95,12 @@ def place_centred(name, arm, goal, place_z, tolerance, min_z=None):
             break
         place_at(arm, aim_x, aim_y, place_z)
         check = look(name, arm)
+        if not check.found:
+            print(check)
+            continue
         ex, ey = check.position_m[0] - goal[0], check.position_m[1] - goal[1]
-        print(f'{name} is {math.hypot(ex, ey) * 1000:.1f} mm off its goal, centre '
-              f'{(check.position_m[2] - TABLE_Z) * 1000:.0f} mm above the table')
-        if math.hypot(ex, ey) <= tolerance and (min_z is None or check.position_m[2] > min_z):
+        cz = check.position_m[2]  # None when the height was not measured
+        print(f'{name} is {math.hypot(ex, ey) * 1000:.1f} mm off its goal, centre at z={cz}')
+        if math.hypot(ex, ey) <= tolerance and (min_z is None or (cz or 0.0) > min_z):
             break
         aim_x, aim_y = aim_x - ex, aim_y - ey  # aim against the repeating grasp offset

@@ -22,7 +22,7 @@ def measure(name, arm, rough=None):
         if not robo.move_to(arm, [x + dx, y + dy, HOVER_Z]).reached:
             continue
         fine = robo.locate(name, cameras=['head', f'{arm}_wrist'])
-        if fine.found and math.isfinite(fine.height_m):
+        if fine.found and fine.height_m is not None:
             print(fine)
             return fine
     print('no wrist measurement; using', rough)
@@ -33,7 +33,7 @@ def grasp(name, arm, obj, width=None):
     """Grasp a block across its sides, check the grasp width, retry with a fresh look."""
     for attempt in range(3):
         x, y, z = obj.position_m
-        z = max(z, TABLE_Z + 0.02) if math.isfinite(z) else TABLE_Z + 0.02
+        z = TABLE_Z + 0.02 if z is None else max(z, TABLE_Z + 0.02)
         robo.open_gripper(arm, width)
         print(robo.move_to(arm, [x, y, HOVER_Z], heading=obj.heading_rad))
         print(robo.move_to(arm, [x, y, z + 0.005], heading=obj.heading_rad, descend=True))

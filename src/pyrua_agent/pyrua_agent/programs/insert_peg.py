@@ -47,7 +47,7 @@ def measure_peg(peg_name, arm):
     """Measure the peg from the ready pose, else from near it with the wrist camera."""
     robo.home(arm)
     rough = robo.locate(peg_name)
-    if rough.found and rough.height_m > 0.06:
+    if rough.found and (rough.height_m or 0.0) > 0.06:
         return rough
     rough = rough if rough.found else robo.locate(peg_name, cameras=['head'])
     # The wrist sees the tall peg whole from 8-12 cm back toward the arm's base, 10-18 cm up.
@@ -59,7 +59,7 @@ def measure_peg(peg_name, arm):
         at = [x - back * (x - bx) / d, y - back * (y - by) / d, TABLE_Z + up]
         if robo.move_to(arm, at, max_tilt=0.6).reached:
             est = robo.locate(peg_name, cameras=['head', f'{arm}_wrist'])
-            if est.found and est.height_m > 0.06:
+            if est.found and (est.height_m or 0.0) > 0.06:
                 return est
     return rough
 

@@ -12,8 +12,9 @@ arm = choose_arm(block)
 
 # %% Grasp the block, then lift it 10 cm (above straight-down reach: allow a tilt)
 start = grasp(block_name, arm)
-x, y, z = start.position_m if start else (math.nan,) * 3
-z = TABLE_Z + 0.02 if math.isnan(z) else z
+x, y, z = start.position_m if start else (None,) * 3
+assert x is not None, 'the block was not grasped'
+z = TABLE_Z + 0.02 if z is None else z
 bx, by = BASES[arm]
 for pull in (0.0, 0.03, 0.06, 0.09):  # if needed, lift a little nearer the arm's base
     d = math.hypot(x - bx, y - by)

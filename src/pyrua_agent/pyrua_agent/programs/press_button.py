@@ -26,8 +26,9 @@ if fine.found:
     button = fine
 x, y, _ = button.position_m
 # The cap top rests 45 mm above the table; a measured top can read a few mm high.
-top = min(button.top_z_m, TABLE_Z + 0.045) if math.isfinite(button.top_z_m) else TABLE_Z + 0.045
-print(f'cap top at {top:.3f} m (measured {button.top_z_m:.3f} m)')
+measured = button.top_z_m  # None when no wrist view measured it
+top = TABLE_Z + 0.045 if measured is None else min(measured, TABLE_Z + 0.045)
+print(f'cap top at {top:.3f} m (measured {measured} m)')
 
 # %% Press: closed fingers onto the cap centre, 10 mm into its 12 mm stroke, then back off
 print(robo.close_gripper(arm))

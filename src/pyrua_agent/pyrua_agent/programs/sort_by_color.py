@@ -27,7 +27,7 @@ def bowl_centre(bowl):
     camera by the 40 mm walls: shift its centre back toward the camera by half the excess.
     """
     x, y, _ = bowl.position_m
-    if math.isfinite(bowl.height_m):
+    if bowl.height_m is not None:
         return (x, y)
     cx, cy, _ = robo.camera_meta('head').position_m
     shift = max(min(bowl.size_m) - 0.13, 0.0) / 2

@@ -15,6 +15,6 @@ arm = choose_arm(upper, lower)
 lower = look(lower_name, arm)
 print(lower)
 lx, ly, lz = lower.position_m
-lz = TABLE_Z + 0.02 if math.isnan(lz) else lz
+lz = TABLE_Z + 0.02 if lz is None else lz
 place_centred(upper_name, arm, (lx, ly), lz + 0.04 + 0.007, 0.008, min_z=lz + 0.03)
 robo.show('head', note='the stack')

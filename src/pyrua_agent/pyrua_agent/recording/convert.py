@@ -222,11 +222,13 @@ def _field(store: Any, desc: tuple, value: Any) -> Any:
             raise ValueError(f'fields {sorted(inner)} do not match {detail}')
         return message
     sub, size = detail
-    items = list(value)
+    items = [None] * size if value is None and kind == Nodetype.ARRAY else list(value)
     if kind == Nodetype.ARRAY and len(items) != size:
         raise ValueError(f'array of {len(items)} vs {size}')
     if sub[0] == Nodetype.BASE and sub[1][0] not in ('string', 'wstring'):
         name = sub[1][0]
+        if name.startswith('float'):  # an unknown (None) float is NaN, as everywhere
+            items = [math.nan if v is None else v for v in items]
         return np.asarray(items, dtype=_NUMPY_DTYPES.get(name, getattr(np, name)))
     return [_field(store, sub, item) for item in items]
 

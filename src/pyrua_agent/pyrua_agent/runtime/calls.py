@@ -243,8 +243,8 @@ def serve_call(cell: CellState, message: list) -> None:
             return
         if complete:
             runtime.request_stop_locked(
-                cell, 'task_complete', f'the task is already complete, so '
-                f'{call_text(name, args, kwargs)} was skipped; do not act any further')
+                cell, 'task_complete', f'not an error: the task is done (success), so this '
+                f'cell ended before {call_text(name, args, kwargs)}; do not act any further')
     if cell.stop_reason is not None:
         _reply_stop(cell, call_id)
         return

@@ -80,14 +80,16 @@ def test_project_primitive_results_convert_one_to_one(project):
                       duration_s=0.0)
     grip = GripperResult(held=True, reason='', arm='right', action='close', width_m=0.02,
                          commanded_width_m=0.0)
-    locate = LocateResult(found=True, reason='', query='cup', position_m=(0.1, 0.2, math.nan),
-                          size_m=(0.04, 0.05), cameras=('head',), pixels=(321,))
+    locate = LocateResult(found=True, reason='', query='cup', position_m=(0.1, 0.2, None),
+                          size_m=(0.04, 0.05), cameras=('head',), pixels=(321,),
+                          bound_m=(0.02, 0.03, None))
     for value, action in ((move, 'MoveTo'), (grip, 'Gripper'), (locate, 'Locate')):
         msgtype = project.action_type(action, 'Result')
         message = dataclass_message(store, msgtype, value)
         assert message is not None, f'{type(value).__name__} does not map onto {msgtype}'
         back = store.deserialize_cdr(store.serialize_cdr(message, msgtype), msgtype)
         assert back.reason == value.reason
+    assert math.isnan(back.position_m[2]) and math.isnan(back.bound_m[2])
     assert dataclass_message(store, project.action_type('MoveTo', 'Result'), grip) is None
 
 

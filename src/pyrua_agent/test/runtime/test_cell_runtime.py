@@ -114,8 +114,8 @@ def test_success_guard_stops_before_an_acting_primitive_and_names_the_skipped_ca
     assert moved.ok and robot.moves == [('left', (0.1, 0.2, 0.3))]
     assert stopped.stopped_reason == 'task_complete' and stopped.error is None
     assert 'looked' in stopped.output and 'never' not in stopped.output
-    assert 'task is already complete' in stopped.output
-    assert "robo.move_to('right', (0.3, 0.2, 0.1)) was skipped" in stopped.output
+    assert 'not an error: the task is done (success)' in stopped.output
+    assert "cell ended before robo.move_to('right', (0.3, 0.2, 0.1))" in stopped.output
     assert robot.moves == [('left', (0.1, 0.2, 0.3))]
 
 

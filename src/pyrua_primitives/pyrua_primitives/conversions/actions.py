@@ -115,7 +115,8 @@ def goal_fields(primitive: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
                   'heading': _nan_if_none(args.pop('heading', None)),
                   'descend': bool(args.pop('descend', False)),
                   'max_tilt': float(args.pop('max_tilt', 0.0)),
-                  'path': str(args.pop('path', 'line'))}
+                  'path': str(args.pop('path', 'line')),
+                  'relative': bool(args.pop('relative', False))}
     elif spec.action == 'Gripper':
         action = 'open' if primitive == 'open_gripper' else 'close'
         fields = {'arm': str(args.pop('arm')), 'action': action,
@@ -144,7 +145,8 @@ def call_from_goal(action: str, goal: Any) -> tuple[str, dict[str, Any]]:
     if action == 'MoveTo':
         return 'move_to', {'arm': str(goal.arm), 'xyz': tuple(float(v) for v in goal.xyz),
                            'heading': _none_if_nan(goal.heading), 'descend': bool(goal.descend),
-                           'max_tilt': float(goal.max_tilt), 'path': str(goal.path) or 'line'}
+                           'max_tilt': float(goal.max_tilt), 'path': str(goal.path) or 'line',
+                           'relative': bool(goal.relative)}
     if action == 'Gripper':
         if goal.action == 'open':
             return 'open_gripper', {'arm': str(goal.arm), 'width': _none_if_nan(goal.width)}

@@ -10,7 +10,9 @@ Value rules (one rule each, applied everywhere):
 
 - a tuple of N floats is ``float64[N]`` (a float64 numpy array in the message);
 - a tuple of ints is ``int64[]``, a tuple of strings ``string[]``;
-- an optional float (``float | None``) is NaN when None, an optional str is '' when None.
+- an optional float (``float | None``) is NaN when None, an optional str is '' when None;
+- an optional tuple of N floats is N NaNs when None, and None inside such a tuple is NaN
+  (back from a message: all NaN is None, a NaN where the element may be None is None).
 """
 
 from __future__ import annotations
@@ -57,8 +59,24 @@ def _optional_of(hint: Any) -> Any | None:
     return None
 
 
+def _float_tuple(hint: Any) -> tuple[Any, ...] | None:
+    """Return the element hints of a fixed tuple of (optional) floats, else None."""
+    if get_origin(hint) is not tuple:
+        return None
+    args = get_args(hint)
+    if not args or Ellipsis in args:
+        return None
+    ok = all(a is float or _optional_of(a) is float for a in args)
+    return args if ok else None
+
+
 def _to_message_value(name: str, hint: Any, value: Any) -> Any:
     inner = _optional_of(hint)
+    elements = _float_tuple(hint if inner is None else inner)
+    if elements is not None:
+        if value is None:
+            return np.full(len(elements), math.nan)
+        return np.array([math.nan if v is None else float(v) for v in value], np.float64)
     if inner is not None:
         if value is None:
             if inner is float:
@@ -91,6 +109,13 @@ def _to_message_value(name: str, hint: Any, value: Any) -> Any:
 
 def _from_message_value(name: str, hint: Any, value: Any) -> Any:
     inner = _optional_of(hint)
+    elements = _float_tuple(hint if inner is None else inner)
+    if elements is not None:
+        values = [float(v) for v in value]
+        if inner is not None and all(math.isnan(v) for v in values):
+            return None
+        return tuple(None if math.isnan(v) and _optional_of(e) is float else v
+                     for v, e in zip(values, elements, strict=True))
     if inner is not None:
         if inner is float:
             value = float(value)

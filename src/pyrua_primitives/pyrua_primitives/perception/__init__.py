@@ -6,7 +6,7 @@ imports torch and transformers only when built.
 """
 
 from . import color, oracle, sam3  # noqa: F401  (each registers its segmenter)
-from .locate import locate, LocateResult
+from .locate import locate, locate_all, LocateResult
 from .projection import back_project, BackProjectResult, camera_meta, CameraMeta
 from .query import COLOURS, NOUNS, ObjectQuery, parse_query
 from .segmenter import (
@@ -34,6 +34,7 @@ __all__ = [
     'back_project',
     'camera_meta',
     'locate',
+    'locate_all',
     'make_segmenter',
     'parse_query',
     'register_segmenter',

@@ -34,45 +34,67 @@ FLAT_M = 0.005
 """Nouns at most this high are flat: measured on the table plane, height taken as nominal."""
 
 
+BOUNDS_M: dict[str, tuple[float, float, float | None]] = {
+    'rgb_hull': (0.004, 0.004, 0.004),
+    'depth': (0.003, 0.003, 0.003),
+    'flat': (0.004, 0.004, 0.002),
+    'none': (0.025, 0.03, None),
+}
+"""Per-axis error bound (x, y, z), metres, by ``height_source``: calibrated on the twin by
+``benchmarks/bench_locate.py`` so that each holds on every axis at once for at least 90 % of
+the estimates of that kind (blocks, bowls, pegs, buttons alike). A single view (``'none'``)
+places the centre by the mask's footprint on the table: off by up to 2-3 cm."""
+
+
 @dataclass(frozen=True, slots=True)
 class LocateResult:
     """
     One located object, or why none was.
 
-    ``position_m`` is the centre (x, y, z) in the world frame; its z is NaN when the
-    height was not measured. ``size_m`` is the footprint (w, d); with a single view and no
-    depth it is an upper bound (the mask on the table plane). ``heading_rad`` is the yaw
-    of the side of length w (see ``footprint.fit_footprint``). ``height_source`` is
-    ``'depth'``, ``'rgb_hull'`` (two or more views), ``'flat'`` (a flat noun measured on
-    the table plane; height_m is its nominal thickness) or ``'none'`` (height_m is NaN).
+    Unknown values are None, never NaN: a not-found result has ``position_m=None``; a found
+    one whose height was not measured has ``position_m=(x, y, None)`` and ``height_m``,
+    ``top_z_m`` None. ``size_m`` is the footprint (w, d); with a single view and no depth
+    it is an upper bound (the mask on the table plane). ``heading_rad`` is the yaw of the
+    side of length w (see ``footprint.fit_footprint``). ``height_source`` says how it was
+    measured: ``'depth'``, ``'rgb_hull'`` (two or more views), ``'flat'`` (a flat noun on
+    the table plane; height_m is its nominal thickness) or ``'none'`` (one view: no height).
+    ``bound_m`` is the per-axis error bound (x, y, z) that held for 90 % of such estimates
+    on the twin (``BOUNDS_M``). ``note`` says why no wrist view measured the height.
     A button's cap is fitted above its base, 30 mm up (``query.NOUNS``).
     """
 
     found: bool
     reason: str
     query: str = ''
-    position_m: tuple[float, float, float] = (math.nan, math.nan, math.nan)
-    size_m: tuple[float, float] = (math.nan, math.nan)
-    height_m: float = math.nan
-    top_z_m: float = math.nan
-    heading_rad: float = math.nan
+    position_m: tuple[float, float, float | None] | None = None
+    size_m: tuple[float, float] | None = None
+    height_m: float | None = None
+    top_z_m: float | None = None
+    heading_rad: float | None = None
     cameras: tuple[str, ...] = ()
     pixels: tuple[int, ...] = ()
     """Mask pixels per camera in ``cameras``."""
     height_source: str = 'none'
+    bound_m: tuple[float, float, float | None] | None = None
+    note: str = ''
 
     def __repr__(self) -> str:
         if not self.found:
             return f'LocateResult(found=False, reason={self.reason!r})'
         x, y, z = self.position_m
         w, d = (v * 1000 for v in self.size_m)
-        if math.isnan(self.height_m):
-            where = f'({x:.3f}, {y:.3f}, ?) m, within {w:.0f}x{d:.0f} mm, height not measured'
+        bound = [round(b * 1000) for b in self.bound_m or () if b is not None]
+        bound = f" +-({', '.join(map(str, bound))}) mm" if bound else ''
+        if self.height_m is None:
+            where = (f'({x:.3f}, {y:.3f}, None) m{bound}, within {w:.0f}x{d:.0f} mm, height not '
+                     'measured')
         else:
-            where = f'({x:.3f}, {y:.3f}, {z:.3f}) m, {w:.0f}x{d:.0f}x{self.height_m * 1000:.0f} mm'
+            where = (f'({x:.3f}, {y:.3f}, {z:.3f}) m{bound}, '
+                     f'{w:.0f}x{d:.0f}x{self.height_m * 1000:.0f} mm')
+        note = f', note={self.note!r}' if self.note else ''
         return (
             f'LocateResult(found, {self.query!r} at {where}, '
-            f"heading {math.degrees(self.heading_rad):.0f} deg, {'+'.join(self.cameras)})"
+            f"heading {math.degrees(self.heading_rad):.0f} deg, {'+'.join(self.cameras)}{note})"
         )
 
 
@@ -82,7 +104,8 @@ class _Candidate:
     cameras: tuple[str, ...]
     pixels: tuple[int, ...]
     source: str
-    top_z_m: float
+    top_z_m: float | None
+    note: str = ''
 
 
 def _not_found(query: str, reason: str) -> LocateResult:
@@ -122,25 +145,30 @@ def _probe_points(frame: CameraFrame, det: Detection, table_z_m: float) -> np.nd
 
 
 def _overlapping(frame: CameraFrame, detections: list[Detection], probe: np.ndarray,
-                 primary: tuple[CameraModel, np.ndarray], bottom_z: float) -> Detection | None:
+                 primary: tuple[CameraModel, np.ndarray], bottom_z: float) -> Detection | str:
     """
-    Return the detection in ``frame`` that shows the primary object, or None.
+    Return the detection in ``frame`` that shows the primary object, or why none does.
 
     Candidates must cover some probe points (rays through the primary mask); the one whose
     two-view hull best explains both masks wins, if its IoU reaches ``MIN_PAIR_IOU``.
     """
+    if not detections:
+        return 'does not see it'
     uv, front = project_points(frame.model, probe)
     h, w = frame.rgb.shape[:2]
     col, row = np.floor(uv[:, 0] + 0.5).astype(int), np.floor(uv[:, 1] + 0.5).astype(int)
     ok = front & (col >= 0) & (col < w) & (row >= 0) & (row < h)
-    best, best_iou = None, MIN_PAIR_IOU
+    best, best_iou, why = None, MIN_PAIR_IOU, 'sees others like it, not this one'
     for det in detections:
         if int(np.count_nonzero(det.mask[row[ok], col[ok]])) < MIN_OVERLAP:
             continue
         iou = pair_consistency([primary, (frame.model, det.mask)], bottom_z)
         if iou > best_iou:
             best, best_iou = det, iou
-    return best
+        else:
+            why = (f'view disagrees with the first (IoU {iou:.2f} vs {MIN_PAIR_IOU}: cut by '
+                   'the image border, partly hidden, or from too alike a direction)')
+    return why if best is None else best
 
 
 def _touches_border(mask: np.ndarray) -> bool:
@@ -169,10 +197,12 @@ def _measure(primary: tuple[CameraFrame, Detection], others: list[tuple[CameraFr
     if bound is None:
         return None
     probe = _probe_points(frame, det, bottom_z)
-    support = [(frame, det)]
+    support, why = [(frame, det)], []
     for other, detections in others:
         match = _overlapping(other, detections, probe, (frame.model, det.mask), bottom_z)
-        if match is not None:
+        if isinstance(match, str):
+            why.append(f'{other.camera} {match}')
+        else:
             support.append((other, match))
     cameras = tuple(f.camera for f, _ in support)
     pixels = tuple(d.pixels for _, d in support)
@@ -187,7 +217,11 @@ def _measure(primary: tuple[CameraFrame, Detection], others: list[tuple[CameraFr
         if est is not None and not math.isnan(est.height_m):
             est = replace(est, height_m=est.height_m + shape.base_m)
             return _Candidate(est, cameras, pixels, 'rgb_hull', table_z_m + est.height_m)
-    return _Candidate(bound, cameras[:1], pixels[:1], 'none', math.nan)
+        why.append(f'{"+".join(cameras)} look from too alike directions')
+    if not others:
+        why.append(f'only {frame.camera} looked')
+    note = '; '.join(why)
+    return _Candidate(bound, cameras[:1], pixels[:1], 'none', None, note)
 
 
 def _pick(candidates: list[_Candidate], query: ObjectQuery) -> _Candidate | str:
@@ -224,6 +258,37 @@ def locate(
         fit the noun. Never a guessed position.
     :raises ValueError: when ``frames`` is empty.
     """
+    found = _find(frames, query, segmenter, table_z_m)
+    if isinstance(found, LocateResult):
+        return found
+    candidates, parsed = found
+    chosen = _pick(candidates, parsed)
+    if isinstance(chosen, str):
+        return _not_found(query, chosen)
+    return _result(query, chosen, table_z_m)
+
+
+def locate_all(
+    frames: Sequence[CameraFrame], query: str, segmenter: Segmenter, table_z_m: float
+) -> list[LocateResult]:
+    """
+    Return every object that matches ``query``, left to right (smallest world x first).
+
+    The arguments are those of ``locate``; a qualifier in the query is ignored. An empty
+    list means nothing matched (``locate`` says why).
+    """
+    found = _find(frames, query, segmenter, table_z_m)
+    if isinstance(found, LocateResult):
+        return []
+    candidates, parsed = found
+    candidates.sort(key=lambda c: c.estimate.footprint.center_xy_m[0])
+    return [_result(query, c, table_z_m) for c in candidates]
+
+
+def _find(
+    frames: Sequence[CameraFrame], query: str, segmenter: Segmenter, table_z_m: float
+) -> tuple[list[_Candidate], ObjectQuery] | LocateResult:
+    """Return the candidates that fit the noun, or a not-found result (see ``locate``)."""
     if not frames:
         raise ValueError('frames has 0 frames vs at least 1; capture the head camera first')
     parsed = parse_query(query)
@@ -271,22 +336,27 @@ def locate(
             f' but {detail} vs {parsed.noun!r} {nominal} mm; check the noun, or look closer'
             ' with a wrist camera (part of it may be hidden)'
         )
-    chosen = _pick(candidates, parsed)
-    if isinstance(chosen, str):
-        return _not_found(query, chosen)
+    return candidates, parsed
+
+
+def _result(query: str, chosen: _Candidate, table_z_m: float) -> LocateResult:
     est = chosen.estimate
     cx, cy = est.footprint.center_xy_m
-    z = table_z_m + est.height_m / 2
+    height = None if math.isnan(est.height_m) else float(est.height_m)
+    z = None if height is None else table_z_m + height / 2
     return LocateResult(
         found=True,
         reason='',
         query=query,
-        position_m=(cx, cy, z),
-        size_m=est.footprint.size_m,
-        height_m=est.height_m,
+        position_m=(float(cx), float(cy), z),
+        size_m=tuple(float(v) for v in est.footprint.size_m),
+        height_m=height,
         top_z_m=chosen.top_z_m,
-        heading_rad=est.footprint.heading_rad,
+        heading_rad=float(est.footprint.heading_rad),
         cameras=chosen.cameras,
         pixels=chosen.pixels,
         height_source=chosen.source,
+        bound_m=BOUNDS_M[chosen.source],
+        note=chosen.note and (f'{chosen.note}; robo.measure({query!r}) moves a wrist camera '
+                              'above it and measures it'),
     )

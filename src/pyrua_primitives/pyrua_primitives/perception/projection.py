@@ -73,9 +73,10 @@ class BackProjectResult:
 
     hit: bool
     reason: str
-    point_m: tuple[float, float, float]
-    range_m: float
-    """Distance from the optical centre to the point along the ray, metres."""
+    point_m: tuple[float, float, float] | None
+    """None when not hit."""
+    range_m: float | None
+    """Distance from the optical centre to the point along the ray, metres (None: no hit)."""
     camera: str
 
     def __repr__(self) -> str:
@@ -106,14 +107,14 @@ def back_project(model: CameraModel, u: float, v: float, z_m: float) -> BackProj
         return BackProjectResult(
             False, f'pixel ({u:.1f}, {v:.1f}) is outside the {k.width}x{k.height} image of '
             f'{name!r}; pass -0.5 <= u <= {k.width - 0.5}, -0.5 <= v <= {k.height - 0.5}',
-            (math.nan,) * 3, math.nan, name)
+            None, None, name)
     point = rays_to_plane(model, np.array([u]), np.array([v]), z_m)[0]
     if np.isnan(point).any():
         cam_z = float(model.world_from_camera[2, 3])
         return BackProjectResult(
             False, f'ray of pixel ({u:.1f}, {v:.1f}) from {name!r} at z={cam_z:.3f} m misses '
-            f'the plane z={z_m:.3f} m; pick a pixel below the horizon', (math.nan,) * 3,
-            math.nan, name)
+            f'the plane z={z_m:.3f} m; pick a pixel below the horizon', None, None,
+            name)
     rng = float(np.linalg.norm(point - model.world_from_camera[:3, 3]))
     return BackProjectResult(True, '', tuple(float(c) for c in point), rng, name)
 

@@ -19,11 +19,11 @@ import pytest
     ('locate', {'query': 'cup', 'cameras': ['head']}, {'query': 'cup', 'cameras': ('head',)}),
     ('move_to', {'arm': 'left', 'xyz': [0.1, 0.2, 0.9], 'heading': None},
      {'arm': 'left', 'xyz': (0.1, 0.2, 0.9), 'heading': None, 'descend': False,
-      'max_tilt': 0.0, 'path': 'line'}),
+      'max_tilt': 0.0, 'path': 'line', 'relative': False}),
     ('move_to', {'arm': 'right', 'xyz': np.array([0.0, 0.1, 1.0]), 'heading': 0.5,
-                 'descend': True, 'max_tilt': 0.4, 'path': 'joint'},
+                 'descend': True, 'max_tilt': 0.4, 'path': 'joint', 'relative': True},
      {'arm': 'right', 'xyz': (0.0, 0.1, 1.0), 'heading': 0.5, 'descend': True,
-      'max_tilt': 0.4, 'path': 'joint'}),
+      'max_tilt': 0.4, 'path': 'joint', 'relative': True}),
     ('open_gripper', {'arm': 'left', 'width': 0.05}, {'arm': 'left', 'width': 0.05}),
     ('open_gripper', {'arm': 'left', 'width': None}, {'arm': 'left', 'width': None}),
     ('close_gripper', {'arm': 'right'}, {'arm': 'right'}),
@@ -108,7 +108,8 @@ def test_goal_value_reraises_aborts_and_reports_lost_results(make):
     aborted = make('pyrua_msgs/action/Locate_Result', found=False,
                    reason="ValueError: unknown camera 'hed'", query='', position_m=np.zeros(3),
                    size_m=np.zeros(2), height_m=0.0, top_z_m=0.0, heading_rad=0.0, cameras=[],
-                   pixels=np.zeros(0, np.int64), height_source='none')
+                   pixels=np.zeros(0, np.int64), height_source='none', bound_m=np.zeros(3),
+                   note='')
     with pytest.raises(ValueError, match="unknown camera 'hed'"):
         goal_value('locate', 6, aborted)
     with pytest.raises(PrimitiveError, match='locate goal failed: /pyrua/locate rejected'):

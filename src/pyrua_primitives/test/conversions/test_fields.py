@@ -23,14 +23,27 @@ def test_move_result_survives_message_and_cdr(typestore, make):
     assert isinstance(back.final_m, tuple) and isinstance(back.final_m[0], float)
 
 
-def test_locate_not_found_keeps_nan_and_empty_tuples(typestore, make):
+def test_locate_not_found_keeps_none_and_empty_tuples(typestore, make):
     result = LocateResult(found=False, reason='nothing red in head', query='red block')
     message = result_to_message('locate', result, make)
+    assert np.isnan(message.position_m).all() and message.position_m.shape == (3,)
     raw = typestore.serialize_cdr(message, 'pyrua_msgs/action/Locate_Result')
     back = result_from_message('locate', typestore.deserialize_cdr(
         raw, 'pyrua_msgs/action/Locate_Result'))
-    assert back.found is False and back.reason == result.reason
-    assert math.isnan(back.position_m[2]) and back.cameras == () and back.pixels == ()
+    assert back == result
+    assert back.position_m is None and back.cameras == () and back.pixels == ()
+
+
+def test_locate_unmeasured_height_is_none_inside_the_tuple(typestore, make):
+    result = LocateResult(found=True, reason='', query='cup', position_m=(0.1, 0.2, None),
+                          size_m=(0.05, 0.05), heading_rad=0.0, cameras=('head',),
+                          pixels=(10,), bound_m=(0.02, 0.03, None), note='only head looked')
+    message = result_to_message('locate', result, make)
+    assert math.isnan(message.position_m[2]) and math.isnan(message.height_m)
+    raw = typestore.serialize_cdr(message, 'pyrua_msgs/action/Locate_Result')
+    back = result_from_message('locate', typestore.deserialize_cdr(
+        raw, 'pyrua_msgs/action/Locate_Result'))
+    assert back == result and back.position_m[2] is None and back.height_m is None
 
 
 def test_locate_found_keeps_cameras_and_pixel_counts(make):

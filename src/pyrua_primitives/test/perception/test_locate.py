@@ -3,7 +3,7 @@ import re
 
 import numpy as np
 from pyrua_primitives import CameraFrame
-from pyrua_primitives.perception import locate, make_segmenter
+from pyrua_primitives.perception import locate, locate_all, make_segmenter
 import pytest
 
 
@@ -36,7 +36,8 @@ def test_locate_rgb_head_and_wrist_measures_block_within_3_mm(block_scene, color
     assert result.height_m == pytest.approx(0.04, abs=0.003)
     assert result.top_z_m == pytest.approx(0.805, abs=0.003)
     assert math.degrees(result.heading_rad) == pytest.approx(20.0, abs=3.0)
-    assert result.height_source == 'rgb_hull'
+    assert result.height_source == 'rgb_hull' and result.note == ''
+    assert result.bound_m == (0.004, 0.004, 0.004)
     assert result.cameras == ('head', 'right_wrist')
     assert all(p > 100 for p in result.pixels)
     assert repr(result).startswith("LocateResult(found, 'red block' at (0.08")
@@ -54,9 +55,15 @@ def test_locate_with_depth_measures_block_within_1_5_mm(block_scene, color):
 def test_locate_head_only_bounds_footprint_and_does_not_measure_height(block_scene, color):
     result = locate(block_scene[0][:1], 'red block', color, 0.765)
     assert result.found and result.height_source == 'none'
-    assert math.isnan(result.height_m) and math.isnan(result.position_m[2])
+    # Unknown is None, never NaN: arithmetic on it fails loudly instead of passing quietly.
+    assert result.height_m is None and result.top_z_m is None and result.position_m[2] is None
+    assert result.bound_m[2] is None and result.bound_m[0] > 0.004
+    with pytest.raises(TypeError):
+        result.position_m[2] + 0.01
     assert min(result.size_m) >= 0.04
     assert ', height not measured, heading ' in repr(result)
+    assert result.note == ("only head looked; robo.measure('red block') moves a wrist camera "
+                           'above it and measures it')
 
 
 def test_locate_measures_round_and_flat_objects(block_scene, color):
@@ -85,14 +92,15 @@ def test_locate_does_not_measure_height_from_views_along_one_line(scenes, color)
     wrist = {'left_wrist': ((-0.0525, -0.2665, 1.125), (-0.15, 0.0, scenes.table_z))}
     result = locate(scenes.render([block], wrist), 'red block', color, 0.765)
     assert result.found and result.height_source == 'none'
-    assert result.cameras == ('head',) and math.isnan(result.height_m)
+    assert result.cameras == ('head',) and result.height_m is None
+    assert result.note.startswith('left_wrist view disagrees with the first (IoU 0.')
 
 
 def test_locate_unknown_noun_is_not_found_with_vocabulary(block_scene, color):
     result = locate(block_scene[0], 'red sphere', color, 0.765)
     assert not result.found
     assert "unknown noun 'sphere'" in result.reason and "valid: 'ball', 'block'" in result.reason
-    assert math.isnan(result.position_m[0])
+    assert result.position_m is None and result.size_m is None and result.bound_m is None
     assert repr(result).startswith("LocateResult(found=False, reason=\"unknown noun 'sphere'")
 
 
@@ -109,7 +117,8 @@ def test_locate_measures_from_the_wrist_when_the_head_does_not_see_the_object(
                           head_without_block.model, 0.0), block_scene[0][1]]
     result = locate(frames, 'red block', color, 0.765)
     assert result.found and result.cameras == ('right_wrist',)
-    assert result.height_source == 'none' and math.isnan(result.height_m)
+    assert result.height_source == 'none' and result.height_m is None
+    assert result.note.startswith('head does not see it; ')
 
 
 def test_locate_refuses_to_pick_one_of_several_matches(pair_scene, color):
@@ -117,6 +126,14 @@ def test_locate_refuses_to_pick_one_of_several_matches(pair_scene, color):
     assert not result.found
     assert result.reason.startswith("2 objects match 'red block', at (")
     assert "add a qualifier ('leftmost', 'rightmost', 'nearest')" in result.reason
+
+
+def test_locate_all_lists_every_match_left_to_right(pair_scene, color):
+    blocks = locate_all(pair_scene, 'red block', color, 0.765)
+    assert [r.position_m[:2] for r in blocks] == [
+        pytest.approx((-0.15, 0.0), abs=0.003), pytest.approx((0.12, 0.1), abs=0.003)]
+    assert all(r.found and r.query == 'red block' for r in blocks)
+    assert locate_all(pair_scene, 'orange block', color, 0.765) == []
 
 
 def test_locate_qualifiers_pick_among_matches(pair_scene, color):

@@ -16,7 +16,7 @@ class _Arm:
         self.started = threading.Event()
 
     def move_to(self, arm, xyz, heading=None, *, descend=False, max_tilt=0.0, path='line',
-                cancel=None, feedback=None):
+                relative=False, cancel=None, feedback=None):
         self.calls.append((arm, xyz, heading, descend, path))
         feedback(0.5)
         self.started.set()
@@ -35,7 +35,7 @@ class _Arm:
 def _goal(make, **fields):
     return make('pyrua_msgs/action/MoveTo_Goal', **{
         'arm': 'left', 'xyz': [0.1, 0.2, 0.9], 'heading': math.nan, 'descend': True,
-        'max_tilt': 0.0, 'path': 'joint', **fields})
+        'max_tilt': 0.0, 'path': 'joint', 'relative': False, **fields})
 
 
 def test_goal_runs_the_primitive_with_its_arguments_and_feedback(make):

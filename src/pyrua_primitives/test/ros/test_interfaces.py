@@ -121,7 +121,7 @@ def test_action_result_fields_mirror_the_result_dataclass_both_ways(typestore, p
 GOAL_CALLS = {
     'locate': {'query': 'red block', 'cameras': ('head',)},
     'move_to': {'arm': 'left', 'xyz': (0.1, 0.0, 0.9), 'heading': None, 'descend': False,
-                'max_tilt': 0.3, 'path': 'line'},
+                'max_tilt': 0.3, 'path': 'line', 'relative': False},
     'open_gripper': {'arm': 'left', 'width': None},
     'close_gripper': {'arm': 'right'},
     'vla': {'instruction': 'wipe', 'arm': 'left', 'steps': 10},
