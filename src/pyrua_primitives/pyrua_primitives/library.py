@@ -235,8 +235,9 @@ class PrimitiveLibrary:
         Locate an object and measure its height, moving a wrist camera above it if needed.
 
         :param query: as for locate.
-        :param arm: the arm that may move ('left' or 'right'); default: the nearer one,
-            then the other. The arm stays where it looked (above the object).
+        :param arm: the arm that may move ('left' or 'right'; pass the free one while the
+            other holds something); default: the nearer one, then the other. The arm stays
+            where it looked (above the object).
         :returns: a LocateResult measured by the head and a wrist camera; when no
             viewpoint gave a height, the head-only result with a ``note`` saying why.
         """

@@ -38,3 +38,18 @@ def test_tools_reference_lists_each_tool_once_with_its_summary():
     assert text.splitlines()[:2] == ['- undocumented(n: integer): (no documentation)',
                                      '- count(n: integer): (no documentation)']
     assert 'full documentation' in text
+
+
+def test_the_twin_api_reference_stays_compact_and_never_mentions_nan():
+    from pyrua_agent.llm.tokens import text_tokens
+    from pyrua_primitives.library import PrimitiveLibrary
+    from pyrua_sim.twin import load_twin
+
+    with load_twin('pick_place', 0, 0) as twin:
+        text = code_api_reference(PrimitiveLibrary(twin.station).primitives())
+    # 2087 o200k tokens before issue 15, 2614 after (measure, reachable, locate_all, bound_m,
+    # None for unknowns); every addition must remove a trap, so keep it under 3000.
+    assert text_tokens(text) < 3000
+    assert 'nan' not in text.lower() and 'None' in text
+    for name in ('robo.measure(', 'robo.reachable(', 'robo.locate_all(', 'relative: bool'):
+        assert name in text
