@@ -243,14 +243,16 @@ class PrimitiveLibrary:
         """
         self._check_query(query)
         arms = self.arms if arm is None else (self._arm(arm),)
+        views = {a: ['head', f'{a}_wrist'] for a in arms
+                 if {'head', f'{a}_wrist'} <= set(self.cameras)}
         bases = {a: tuple(float(c) for c in self.station.arm_base(a).world_from_base[:2, 3])
-                 for a in arms}
+                 for a in views}
 
         def move(arm_name, xyz, heading, max_tilt, path='line'):
             return self.move_to(arm_name, xyz, heading, max_tilt=max_tilt, path=path,
                                 cancel=cancel)
 
-        return measure_object(self.locate, self.locate_all, move, query, arms,
+        return measure_object(self.locate, self.locate_all, move, query, views,
                               self.station.table_height_m(), bases)
 
     def image(self, camera: str) -> np.ndarray:

@@ -48,7 +48,7 @@ def measure_object(
     locate_all: Callable[..., list[LocateResult]],
     move_to: Callable[..., MoveResult],
     query: str,
-    arms: tuple[str, ...],
+    views: dict[str, list[str]],
     table_z_m: float,
     bases_xy: dict[str, tuple[float, float]],
 ) -> LocateResult:
@@ -59,7 +59,8 @@ def measure_object(
     :param locate_all: the library's ``locate_all(query, cameras=None)``: a wrist view may
         also see other objects of that name; the one nearest the rough estimate is taken.
     :param move_to: the library's ``move_to(arm, xyz, heading, max_tilt=..., path=...)``.
-    :param arms: the arms allowed to move (tried nearest the object first).
+    :param views: for each arm allowed to move, the cameras to locate with once it is there
+        (the head and its wrist camera; tried nearest the object first).
     :param table_z_m: table-top height, metres.
     :param bases_xy: each arm's base position (x, y), metres.
     :returns: the first measured LocateResult; else the rough one with a ``note`` that
@@ -68,8 +69,11 @@ def measure_object(
     rough = locate(query)
     if not rough.found or rough.height_m is not None:
         return rough
+    if not views:
+        return replace(rough, note='no arm here has a wrist camera (and a head camera) to '
+                                   'measure it with')
     x, y, _ = rough.position_m
-    order = sorted(arms, key=lambda a: math.dist(bases_xy[a], (x, y)))
+    order = sorted(views, key=lambda a: math.dist(bases_xy[a], (x, y)))
     tried: list[str] = []
     for arm in order:
         for view in VIEWPOINTS:
@@ -84,13 +88,13 @@ def measure_object(
             if not moved.reached:
                 tried.append(f'{arm} to {at}: {moved.reason[:70]}')
                 continue
-            seen = [r for r in locate_all(query, cameras=['head', f'{arm}_wrist'])
+            seen = [r for r in locate_all(query, cameras=views[arm])
                     if math.dist(r.position_m[:2], (x, y)) <= SAME_OBJECT_M]
             fine = min(seen, key=lambda r: math.dist(r.position_m[:2], (x, y)), default=None)
             if fine is not None and fine.height_m is not None:
                 return replace(fine, query=query)
             why = 'lost it' if fine is None else fine.note.split('; robo.measure')[0]
-            tried.append(f'{arm}_wrist from {at}: {why[:70]}')
+            tried.append(f'{views[arm][-1]} from {at}: {why[:70]}')
     more = f' (+{len(tried) - 2} more)' if len(tried) > 2 else ''
     return replace(rough, note=(f'height not measured from {len(tried)} viewpoint(s): '
                                 f'{"; ".join(tried[:2])}{more}; the object may be hidden: '
