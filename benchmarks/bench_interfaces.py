@@ -25,14 +25,13 @@ from __future__ import annotations
 import argparse
 import ast
 from collections.abc import Callable, Sequence
-import inspect
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeResult, EpisodeWorld, run_episode
+from pyrua_agent.evaluation.cost_model import plan_tool_calls
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.planners import CodeAgentPlanner, ReplayPlanner, TaskCard, ToolCallingPlanner
 from pyrua_agent.planners.percent import parse_percent, read_percent_file, ScriptCell
@@ -43,7 +42,6 @@ TASKS = ('pick_place', 'stack_three')
 CAMERAS = ('head', 'left_wrist', 'right_wrist')
 TABLE_Z = 0.765
 HALF_BLOCK_M = 0.02
-PICTURE_ONLY = ('image', 'show')
 NOTE = ('Cost model of the interface on a fixed plan: the loopback server plays the same '
         'reference program as code cells and as one primitive call per LLM call (camera '
         "images after each motion). Not a measurement of a model's behaviour.")
@@ -208,39 +206,6 @@ class ToyStation:
                             primitives=primitives,
                             acting=('move_to', 'open_gripper', 'close_gripper'),
                             success=self.success)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(f'argument {value!r} of type {type(value).__name__} vs JSON data; a '
-                    'tool call can only carry numbers, strings, lists and objects')
-
-
-def plan_tool_calls(world: EpisodeWorld, result: EpisodeResult) -> list[tuple[str, dict]]:
-    """
-    Return the primitive calls a program run made, as tool calls with named arguments.
-
-    Picture calls (``image``, ``show``) are left out: the tool interface gets pictures after
-    each motion instead.
-    """
-    calls = []
-    for cell in result.cell_results:
-        for call in cell.calls:
-            if call.name in PICTURE_ONLY:
-                continue
-            signature = inspect.signature(world.primitives[call.name])
-            bound = signature.bind(*call.args, **call.kwargs)
-            calls.append((call.name, _jsonable(dict(bound.arguments))))
-    return calls
 
 
 def run_interface(interface: str, world: EpisodeWorld, turns: list, model: str,

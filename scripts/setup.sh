@@ -86,6 +86,8 @@ elif [ "$with_test" = 1 ]; then
   # The optional sam3 segmenter's tests (marker `torch`) need torch and transformers.
   say "installing the sam3 extra (torch CPU build, transformers) for the torch tests"
   "${pip[@]}" --use-pep517 -e "src/pyrua_primitives[sam3]"
+  say "installing the ray extra for the pyrua eval --executor ray tests"
+  "${pip[@]}" --use-pep517 -e "src/pyrua_agent[ray]"
 fi
 
 # --- check rendering -------------------------------------------------------------------

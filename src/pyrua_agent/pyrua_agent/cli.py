@@ -22,6 +22,17 @@ RUN_EXAMPLE = """examples:
       --model Qwen/Qwen3-8B                            # any OpenAI-compatible server
   pyrua run --task libero_spatial/3 --layout 7 --perception oracle   # LIBERO (extra)
 """
+EVAL_EXAMPLE = """examples:
+  pyrua eval spec.yaml --out evals/code_vs_tools --workers 2   # rerun to resume
+  pyrua eval spec.yaml --out evals/run1 --executor ray --ray-address auto
+spec (YAML): tasks (names, dimensions, 'stack_*'), seeds, layouts, interfaces
+  (label -> {planner, endpoint, source, plan}), budgets, perception, labels;
+  see the README section "Evaluation at scale".
+"""
+ANALYZE_EXAMPLE = """examples:
+  pyrua analyze evals/code_vs_tools                  # writes evals/code_vs_tools/analysis/
+  pyrua analyze evals/code evals/tools --out report/  # several runs together
+"""
 VIEW_EXAMPLE = """examples:
   pyrua view --task pick_place --seed 0 --layouts 0 1 2 --out views/
   pyrua view --task sort_by_color --seed 0 --layouts 0-9 --sheet --out views/
@@ -122,6 +133,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser('tasks', help='list the built-in tasks and the benchmark suites')
 
+    evaluate = commands.add_parser(
+        'eval', help='run a spec of episodes (tasks x seeds x layouts x interfaces), '
+                     'resumable, on a local process pool or Ray', epilog=EVAL_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluate.add_argument('spec', type=Path, help='the spec YAML')
+    evaluate.add_argument('--out', type=Path, required=True,
+                          help='output folder: episodes/ (records), runs/ (recordings)')
+    evaluate.add_argument('--executor', default='pool',
+                          help='local process pool (default) or Ray')
+    evaluate.add_argument('--workers', type=int, default=None,
+                          help='pool processes (default 1); with Ray, CPUs of a local Ray')
+    evaluate.add_argument('--ray-address', default=None,
+                          help='Ray cluster address (default: start a local Ray)')
+    evaluate.add_argument('--no-progress', action='store_true', help='no progress bar')
+
+    analyze = commands.add_parser(
+        'analyze', help='tables (Markdown, CSV), plots (PNG) and an HTML page from eval '
+                        'records', epilog=ANALYZE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    analyze.add_argument('dirs', type=Path, nargs='+', help='`pyrua eval` output folders')
+    analyze.add_argument('--out', type=Path, default=None,
+                         help='output folder (default: <first DIR>/analysis)')
+
     view = commands.add_parser(
         'view', help="render a task layout's camera images to PNG", epilog=VIEW_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -218,6 +252,26 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation import load_spec, make_executor, run_eval
+
+    spec = load_spec(args.spec)
+    executor = make_executor(args.executor, workers=args.workers, ray_address=args.ray_address)
+    summary = run_eval(spec, args.out, executor, progress=not args.no_progress)
+    print(f'{summary!r}\n{summary.tally.line()}\nrecords: {args.out}/episodes/  '
+          f'(pyrua analyze {args.out})')
+    return 0
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from .evaluation.analysis import write_analysis
+
+    out = args.out or args.dirs[0] / 'analysis'
+    for path in write_analysis(args.dirs, out):
+        print(path)
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     from .replay import replay_episode, write_script
 
@@ -285,8 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
-    handlers = {'replay': _replay, 'report': _report, 'run': _run, 'tasks': _tasks,
-                'view': _view}
+    handlers = {'analyze': _analyze, 'eval': _eval, 'replay': _replay, 'report': _report,
+                'run': _run, 'tasks': _tasks, 'view': _view}
     try:
         return handlers[args.command](args)
     except (KeyError, ValueError, FileNotFoundError, MissingDependency) as exc:

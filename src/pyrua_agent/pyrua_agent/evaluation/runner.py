@@ -1,0 +1,143 @@
+"""
+One evaluation episode in a worker process: ``run_job(job) -> record``.
+
+The episode goes through the one assembly ``pyrua run`` uses (``EpisodeSpec`` and
+``run_episode_spec``), recorded as usual under the run's ``runs/<episode_id>/``; the record
+is the ``pyrua run --json`` dictionary plus the job's keys (interface, dimension, suite,
+labels, attempt, ...). ``run_job`` never raises for
+an episode: a failure outside the episode loop (the simulator or the worker crashed, a
+loopback server failed) becomes an ``infra_error`` record, which the executor retries once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+import logging
+from pathlib import Path
+import time
+import traceback
+from typing import Any
+
+from .jobs import EpisodeJob
+from .spec import LLM_PLANNERS
+from ..accounting import Ledger
+from ..episode import EpisodeResult
+
+_LOG = logging.getLogger(__name__)
+TRACEBACK_CHARS = 4000
+
+
+def infra_record(job: EpisodeJob, detail: str, wall_s: float = 0.0) -> dict[str, Any]:
+    """Return the record of an episode that failed outside the episode loop."""
+    result = EpisodeResult(task=job.task, seed=job.seed, layout=job.layout,
+                           planner=job.interface.planner, end_reason='infra_error',
+                           end_detail=detail, success=False, score=None, cells=0,
+                           wall_s=wall_s, ledger=Ledger())
+    return {**result.to_dict(), **job.describe()}
+
+
+def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
+    """
+    Return the ``EpisodeSpec`` of ``job`` (the one assembly ``pyrua run`` uses too).
+
+    :param job: the episode.
+    :param endpoint: an ``EndpointConfig`` replacing the interface's (the cost model's
+        loopback server).
+    """
+    from pyrua_primitives.library import LibraryConfig
+
+    from ..episode import EpisodeSpec
+
+    interface = job.interface
+    options: dict[str, Any] = {}
+    if interface.planner in LLM_PLANNERS:
+        options['endpoint'] = endpoint or interface.endpoint_config()
+        options['prices_file'] = job.prices
+    elif interface.source is not None:
+        options['source'] = interface.source.format(task=job.task, seed=job.seed,
+                                                    layout=job.layout)
+    return EpisodeSpec(task=job.task, seed=job.seed, layout=job.layout,
+                       planner=interface.planner, library=LibraryConfig(segmenter=job.perception),
+                       budgets=job.budgets, cell_timeout_s=job.cell_timeout_s,
+                       success_guard=job.success_guard, record=True,
+                       runs_dir=str(Path(job.run_root) / job.episode_id), sandbox=job.sandbox,
+                       **options)
+
+
+def program_file(job: EpisodeJob) -> Path | None:
+    """Return the file the episode's planner (or the cost model's fixed plan) reads."""
+    from ..episode import bundled_program, planner_source
+
+    if job.interface.cost_model:
+        return bundled_program(job.task)
+    return planner_source(episode_spec(job))
+
+
+def check_sources(jobs: list[EpisodeJob]) -> None:
+    """
+    Refuse before any episode runs when a script, replay or reference file is missing.
+
+    :raises FileNotFoundError: naming the episode and the file.
+    """
+    for job in jobs:
+        path = program_file(job)
+        if path is not None and not path.is_file():
+            raise FileNotFoundError(f'{job.episode_id}: {path} does not exist; fix source '
+                                    f'of interface {job.interface.name!r}')
+
+
+def run_job(job: EpisodeJob) -> dict[str, Any]:
+    """
+    Run one episode and return its record; failures outside the loop are ``infra_error``.
+
+    :param job: the episode.
+    :returns: the ``pyrua run --json`` keys plus ``job.describe()`` and ``harness_s``
+        (seconds spent outside the episode loop: loading, recording, closing).
+    """
+    start = time.monotonic()
+    try:
+        record = _run(job)
+    except Exception as exc:  # noqa: BLE001 -- any crash here is infrastructure, not the model
+        text = traceback.format_exc()[-TRACEBACK_CHARS:]
+        _LOG.warning('%s: %s: %s', job.episode_id, type(exc).__name__, exc)
+        record = infra_record(job, f'{type(exc).__name__}: {exc}\n{text}',
+                              time.monotonic() - start)
+    record['harness_s'] = round(max(0.0, time.monotonic() - start - record['wall_s']), 3)
+    return record
+
+
+def _run(job: EpisodeJob) -> dict[str, Any]:
+    from ..episode import run_episode_spec
+
+    if job.interface.cost_model:
+        with _reference_server(job) as endpoint:
+            result = run_episode_spec(episode_spec(job, endpoint))
+    else:
+        result = run_episode_spec(episode_spec(job))
+    return {**result.to_dict(), **job.describe()}
+
+
+@contextmanager
+def _reference_server(job: EpisodeJob) -> Iterator[Any]:
+    """Yield the endpoint of a loopback server replaying the task's reference program."""
+    from .cost_model import program_cells, reference_turns
+    from ..episode import WORLDS
+    from ..llm import EndpointConfig
+    from ..testing import LoopbackLLMServer
+
+    spec = replace(episode_spec(job), planner='script', record=False)
+
+    def open_world():
+        opened = WORLDS[spec.world](spec, None)
+        return opened.world, opened.close
+
+    turns, _ = reference_turns(job.interface.planner, program_cells(program_file(job)),
+                               open_world)
+    server = LoopbackLLMServer(turns)
+    try:
+        yield EndpointConfig(**{**job.interface.endpoint, 'base_url': server.base_url,
+                                'max_retries': 0})
+    finally:
+        server.close()
