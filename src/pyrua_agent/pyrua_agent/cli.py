@@ -257,7 +257,12 @@ def _eval(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     executor = make_executor(args.executor, workers=args.workers, ray_address=args.ray_address)
-    summary = run_eval(spec, args.out, executor, progress=not args.no_progress)
+    try:
+        summary = run_eval(spec, args.out, executor, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f'pyrua eval: interrupted; finished episodes are kept in {args.out}/episodes/. '
+              'Run the same command again to resume.', file=sys.stderr)
+        return 130
     print(f'{summary!r}\n{summary.tally.line()}\nrecords: {args.out}/episodes/  '
           f'(pyrua analyze {args.out})')
     return 0
