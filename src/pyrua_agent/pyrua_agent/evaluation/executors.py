@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 import logging
 import multiprocessing
@@ -56,33 +56,36 @@ class LocalPoolExecutor:
     def run(self, jobs: Sequence[EpisodeJob], fn: JobFn, handle: Handle) -> None:
         """Run ``fn`` on every job (and the retries ``handle`` returns)."""
         pending = deque(jobs)
-        inflight: dict[Any, EpisodeJob] = {}
+        inflight: dict[Future, EpisodeJob] = {}
+
+        def finish(future: Future, job: EpisodeJob) -> None:
+            try:
+                record = future.result()
+            except BrokenProcessPool as exc:
+                record = infra_record(job, f'worker process died outside a cell ({exc})')
+            retry = handle(job, record)
+            if retry is not None:
+                pending.appendleft(retry)
+
         pool = self._pool()
         try:
             while pending or inflight:
-                while pending and len(inflight) < self.workers:
-                    job = pending.popleft()
-                    inflight[pool.submit(fn, job)] = job
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                broken = False
-                for future in done:
-                    job = inflight.pop(future)
-                    try:
-                        record = future.result()
-                    except BrokenProcessPool as exc:
-                        broken = True
-                        record = infra_record(job, f'worker process died outside a cell ({exc})')
-                    retry = handle(job, record)
-                    if retry is not None:
-                        pending.appendleft(retry)
+                try:
+                    while pending and len(inflight) < self.workers:
+                        inflight[pool.submit(fn, pending[0])] = pending[0]
+                        pending.popleft()
+                    done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        finish(future, inflight.pop(future))
+                    broken = any(f.exception() is not None for f in done)
+                except BrokenProcessPool:
+                    broken = True
                 if broken:
+                    # A worker died: every episode still in flight fails with the pool.
                     _LOG.warning('a pool worker died; restarting the pool of %d', self.workers)
+                    wait(inflight)
                     for future in list(inflight):
-                        job = inflight.pop(future)
-                        retry = handle(job, infra_record(job, 'worker pool broke while this '
-                                                         'episode ran; retried'))
-                        if retry is not None:
-                            pending.appendleft(retry)
+                        finish(future, inflight.pop(future))
                     pool.shutdown(wait=True, cancel_futures=True)
                     pool = self._pool()
         finally:

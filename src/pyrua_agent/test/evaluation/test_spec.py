@@ -89,3 +89,15 @@ def test_load_spec_reads_yaml_and_resolves_the_prices_file(tmp_path):
 
 def test_episode_ids_are_file_safe_for_benchmark_tasks():
     assert episode_id('code', 'libero_spatial/3', 0, 7) == 'code.libero_spatial~3.s0.l7'
+
+
+@pytest.mark.parametrize('name', ['cost_model.yaml', 'code_vs_tools.yaml'])
+def test_the_bundled_specs_parse_and_cover_the_whole_suite(name):
+    from importlib import resources
+
+    from pyrua_sim.tasks import TASKS
+
+    spec = load_spec(str(resources.files('pyrua_agent') / 'evaluation' / 'specs' / name))
+    jobs = expand(spec)
+    assert {j.task for j in jobs} == set(TASKS)
+    assert len(jobs) == len(TASKS) * len(spec.layouts) * len(spec.interfaces)
