@@ -50,6 +50,7 @@ class EpisodeJob:
     budgets: BudgetConfig
     cell_timeout_s: float | None
     perception: str
+    allow_privileged: bool
     sandbox: str
     success_guard: bool
     prices: str | None
@@ -66,7 +67,8 @@ class EpisodeJob:
         """Return the keys every record of this episode carries besides the result's."""
         return {'episode_id': self.episode_id, 'interface': self.interface.name,
                 'planner': self.interface.planner, 'model': self.interface.model,
-                'cost_model': self.interface.cost_model, 'dimension': self.dimension,
+                'cost_model': self.interface.cost_model, 'perception': self.perception,
+                'dimension': self.dimension,
                 'suite': self.suite, 'half': self.half, 'attempt': self.attempt,
                 'spec': self.spec_name, 'labels': dict(self.labels)}
 
@@ -80,20 +82,13 @@ def episode_id(interface: str, task: str, seed: int, layout: int) -> str:
     return f'{interface}.{safe_task}.s{seed}.l{layout}'
 
 
-def _benchmarks():
-    try:
-        from pyrua_sim import benchmarks
-    except ImportError:
-        return None
-    return benchmarks
-
-
 def resolve_tasks(entries: tuple[str, ...]) -> tuple[str, ...]:
     """
     Resolve task entries to task names, in entry order, each once.
 
     :param entries: built-in task names, dimension names (all its tasks), globs over the
-        built-in names (``'stack_*'``), benchmark tasks (``'libero_spatial/3'``).
+        built-in names (``'stack_*'``), benchmark tasks (``'libero_spatial/3'``) and suites
+        (``'libero_spatial/*'``; listing a suite needs the benchmark's extra).
     :raises ValueError: for an entry that names nothing, listing what is valid.
     """
     from pyrua_sim.tasks import DIMENSIONS, TASKS
@@ -118,21 +113,15 @@ def resolve_tasks(entries: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _benchmark_entry(entry: str) -> list[str]:
-    benchmarks = _benchmarks()
-    if benchmarks is None:
-        raise ValueError(f'task {entry!r} names a benchmark suite, but this install has no '
-                         'benchmark adapters (pyrua_sim.benchmarks); use built-in tasks')
+    from pyrua_sim.benchmarks.registry import split_task, suite_tasks
+
     suite, _, index = entry.partition('/')
     if any(c in index for c in GLOB_CHARS):
-        lister = getattr(benchmarks, 'suite_tasks', None)
-        if lister is None:
-            raise ValueError(f'task pattern {entry!r}: the benchmark adapters cannot list a '
-                             f"suite's tasks; name them, e.g. '{suite}/0', '{suite}/1'")
-        found = [t for t in lister(suite) if fnmatch.fnmatchcase(t, entry)]
+        found = [t for t in suite_tasks(suite) if fnmatch.fnmatchcase(t, entry)]
         if not found:
             raise ValueError(f'task pattern {entry!r} matches no task of suite {suite!r}')
         return found
-    benchmarks.registry.split_task(entry)  # refuses an unknown suite or a bad index
+    split_task(entry)  # refuses an unknown suite or a bad index
     return [entry]
 
 
@@ -176,6 +165,7 @@ def expand(spec: EvalSpec, run_root: str = '') -> list[EpisodeJob]:
                         interface=interface, task=task, seed=seed, layout=layout,
                         dimension=dimension, suite=suite, half=half, budgets=spec.budgets,
                         cell_timeout_s=spec.cell_timeout_s, perception=spec.perception,
+                        allow_privileged=spec.allow_privileged,
                         sandbox=spec.sandbox, success_guard=spec.success_guard,
                         prices=spec.prices, spec_name=spec.name, run_root=run_root,
                         labels=spec.labels))

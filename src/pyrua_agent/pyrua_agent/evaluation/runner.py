@@ -47,6 +47,8 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
         loopback server).
     """
     from pyrua_primitives.library import LibraryConfig
+    from pyrua_sim.benchmarks import is_benchmark_task
+    from pyrua_sim.benchmarks.registry import split_task
 
     from ..episode import EpisodeSpec
 
@@ -58,8 +60,10 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
     elif interface.source is not None:
         options['source'] = interface.source.format(task=job.task, seed=job.seed,
                                                     layout=job.layout)
-    return EpisodeSpec(task=job.task, seed=job.seed, layout=job.layout,
-                       planner=interface.planner, library=LibraryConfig(segmenter=job.perception),
+    library = LibraryConfig(segmenter=job.perception, allow_privileged=job.allow_privileged)
+    world = split_task(job.task)[0].name if is_benchmark_task(job.task) else 'twin'
+    return EpisodeSpec(task=job.task, seed=job.seed, layout=job.layout, world=world,
+                       planner=interface.planner, library=library,
                        budgets=job.budgets, cell_timeout_s=job.cell_timeout_s,
                        success_guard=job.success_guard, record=True,
                        runs_dir=str(Path(job.run_root) / job.episode_id), sandbox=job.sandbox,

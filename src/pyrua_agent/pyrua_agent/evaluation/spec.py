@@ -29,14 +29,17 @@ from pathlib import Path
 import re
 from typing import Any
 
+from pyrua_primitives.library import LibraryConfig
 from pyrua_primitives.naming import unknown_name
+from pyrua_primitives.perception.segmenter import SEGMENTERS
 import yaml
 
 from ..budgets import BudgetConfig
 from ..llm import EndpointConfig
+from ..runtime.sandbox import SANDBOX_MODES
 
-SPEC_KEYS = ('budgets', 'cell_timeout_s', 'interfaces', 'labels', 'layouts', 'name',
-             'perception', 'prices', 'sandbox', 'seeds', 'success_guard', 'tasks')
+SPEC_KEYS = ('allow_privileged', 'budgets', 'cell_timeout_s', 'interfaces', 'labels', 'layouts',
+             'name', 'perception', 'prices', 'sandbox', 'seeds', 'success_guard', 'tasks')
 INTERFACE_KEYS = ('endpoint', 'plan', 'planner', 'source')
 LLM_PLANNERS = ('code', 'tools', 'tools_on_request')
 FILE_PLANNERS = ('replay', 'script')
@@ -100,7 +103,9 @@ class EvalSpec:
     :param interfaces: the interfaces, in spec order.
     :param budgets: the episode budgets.
     :param cell_timeout_s: optional per-cell limit, seconds.
-    :param perception: the primitive library's segmenter.
+    :param perception: the primitive library's segmenter (``'oracle'`` reads the simulator's
+        ground truth: refused unless ``allow_privileged``).
+    :param allow_privileged: allow a privileged perception mode; never a default.
     :param sandbox: the cell isolation (``pyrua_agent.episode.SANDBOX_MODES``).
     :param success_guard: stop cells once the task succeeded.
     :param prices: a price table YAML over the packaged one.
@@ -115,6 +120,7 @@ class EvalSpec:
     budgets: BudgetConfig = field(default_factory=BudgetConfig)
     cell_timeout_s: float | None = None
     perception: str = 'color'
+    allow_privileged: bool = False
     sandbox: str = 'auto'
     success_guard: bool = True
     prices: str | None = None
@@ -143,7 +149,8 @@ class EvalSpec:
                 ('planner', i.planner), ('endpoint', dict(i.endpoint)), ('source', i.source),
                 ('plan', i.plan)) if v} for i in self.interfaces},
             'budgets': asdict(self.budgets), 'cell_timeout_s': self.cell_timeout_s,
-            'perception': self.perception, 'sandbox': self.sandbox,
+            'perception': self.perception, 'allow_privileged': self.allow_privileged,
+            'sandbox': self.sandbox,
             'success_guard': self.success_guard, 'prices': self.prices,
             'labels': dict(self.labels),
         }
@@ -269,17 +276,15 @@ def parse_spec(data: Any, source: str = '<spec>') -> EvalSpec:
         bad = next(k for k in budgets_data if k not in valid)
         raise ValueError(f'{source}: budgets: ' + unknown_name('key', bad, valid)) from None
     perception = data.get('perception', 'color')
-    from pyrua_primitives.library import LibraryConfig
-    from pyrua_primitives.perception.segmenter import SEGMENTERS
-
+    allow_privileged = data.get('allow_privileged', False)
+    if not isinstance(allow_privileged, bool):
+        raise ValueError(f'{source}: allow_privileged {allow_privileged!r} vs true or false')
     if perception not in SEGMENTERS:
         raise ValueError(f'{source}: ' + unknown_name('perception mode', perception, SEGMENTERS))
     try:
-        LibraryConfig(segmenter=perception)
+        LibraryConfig(segmenter=perception, allow_privileged=allow_privileged)
     except ValueError as exc:
         raise ValueError(f'{source}: perception {exc}') from None
-    from ..episode import SANDBOX_MODES
-
     sandbox = str(data.get('sandbox', 'auto'))
     if sandbox not in SANDBOX_MODES:
         raise ValueError(f'{source}: ' + unknown_name('sandbox mode', sandbox, SANDBOX_MODES))
@@ -304,7 +309,7 @@ def parse_spec(data: Any, source: str = '<spec>') -> EvalSpec:
         layouts=_int_list(data.get('layouts', [0]), 'layouts', source),
         interfaces=interfaces, budgets=budgets,
         cell_timeout_s=None if cell_timeout is None else float(cell_timeout),
-        perception=perception,
+        perception=perception, allow_privileged=allow_privileged,
         sandbox=sandbox,
         success_guard=bool(data.get('success_guard', True)), prices=prices,
         labels=json.loads(json.dumps(dict(labels))))

@@ -101,3 +101,33 @@ def test_the_bundled_specs_parse_and_cover_the_whole_suite(name):
     jobs = expand(spec)
     assert {j.task for j in jobs} == set(TASKS)
     assert len(jobs) == len(TASKS) * len(spec.layouts) * len(spec.interfaces)
+
+
+def test_privileged_perception_needs_an_explicit_allow():
+    spec = parse_spec({**SPEC, 'perception': 'oracle', 'allow_privileged': True})
+    job = expand(spec)[0]
+    assert job.describe()['perception'] == 'oracle'
+    from pyrua_agent.evaluation.runner import episode_spec
+
+    assert episode_spec(job).library.segmenter == 'oracle'
+
+
+def test_benchmark_tasks_run_in_their_world_and_suites_expand_or_refuse():
+    from pyrua_agent.evaluation.runner import episode_spec
+    from pyrua_primitives.errors import MissingDependency
+
+    spec = parse_spec({**SPEC, 'tasks': ['libero_goal/2'], 'layouts': [7]})
+    job = expand(spec)[0]
+    assert (job.suite, job.dimension, job.episode_id) == ('libero_goal', None,
+                                                          'code.libero_goal~2.s0.l7')
+    assert episode_spec(job).world == 'libero'
+    with pytest.raises(ValueError, match="unknown benchmark suite 'libero_spatail'"):
+        resolve_tasks(('libero_spatail/*',))
+    try:
+        import libero  # noqa: F401  (the optional LIBERO extra)
+    except ImportError:
+        with pytest.raises(MissingDependency, match='pip install'):
+            resolve_tasks(('libero_spatial/*',))
+    else:
+        assert resolve_tasks(('libero_spatial/*',))[:2] == ('libero_spatial/0',
+                                                            'libero_spatial/1')

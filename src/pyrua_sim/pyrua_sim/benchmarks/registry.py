@@ -15,12 +15,13 @@ from pyrua_primitives.naming import unknown_name
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkSource:
-    """One benchmark adapter: its suites, how to load a task, and the extra it needs."""
+    """One benchmark adapter: its suites, how to load a task, the extra it needs, task counts."""
 
     name: str
     suites: Callable[[], tuple[str, ...]]
     load: Callable[..., object]
     extra: str
+    task_count: Callable[[str], int]
 
 
 def _libero_suites() -> tuple[str, ...]:
@@ -35,8 +36,15 @@ def _libero_load(*args, **kwargs):
     return load(*args, **kwargs)
 
 
+def _libero_task_count(suite: str) -> int:
+    from .libero.suites import task_count
+
+    return task_count(suite)
+
+
 SOURCES: dict[str, BenchmarkSource] = {
-    'libero': BenchmarkSource('libero', _libero_suites, _libero_load, 'libero'),
+    'libero': BenchmarkSource('libero', _libero_suites, _libero_load, 'libero',
+                              _libero_task_count),
 }
 
 
@@ -88,3 +96,14 @@ def load(task: str, layout: int = 0, **options) -> object:
     """
     source, suite, index = split_task(task)
     return source.load(suite, index, layout, **options)
+
+
+def suite_tasks(suite: str) -> tuple[str, ...]:
+    """
+    Return every task of benchmark suite ``suite``: ``('<suite>/0', '<suite>/1', ...)``.
+
+    :raises ValueError: for an unknown suite, listing the valid ones.
+    :raises MissingDependency: when the benchmark's extra is not installed.
+    """
+    source, suite, _ = split_task(f'{suite}/0')
+    return tuple(f'{suite}/{index}' for index in range(source.task_count(suite)))
