@@ -130,6 +130,8 @@ class CellRuntime:
         if not isinstance(code, str):
             raise TypeError(f'code must be str, not {type(code).__name__}')
         if not self._run_lock.acquire(blocking=False):
+            if self._closed:  # close() holds the lock while it ends the worker
+                raise RuntimeClosed('run_cell() after close(); create a new CellRuntime')
             raise RuntimeError('run_cell() while another cell runs; cells run one at a time')
         try:
             return self._run(code)

@@ -13,7 +13,7 @@ class WorkerLimits:
     :param memory_mb: address space of the worker process (RLIMIT_AS), MiB; None: no limit.
     :param processes: processes the sandboxed worker may run at once, itself included
         (RLIMIT_NPROC; bubblewrap mode only: without a user namespace it would count every
-        process of the user).
+        process of the user; the kernel does not apply it when the host runs as root).
     :param file_size_mb: largest file a cell may write (RLIMIT_FSIZE), MiB.
     :param open_files: open file descriptors (RLIMIT_NOFILE).
     :param scratch_mb: size of the private scratch directory (bubblewrap mode: a tmpfs).

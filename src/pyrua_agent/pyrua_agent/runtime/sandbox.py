@@ -152,10 +152,14 @@ def bwrap_command(worker_argv: list[str], scratch_dir: str, limits: WorkerLimits
             '--', *worker_argv]
 
 
-@functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
     """Return why bubblewrap cannot sandbox the worker here, or None if it can."""
-    bwrap = shutil.which('bwrap')
+    return _probe(shutil.which('bwrap'))
+
+
+@functools.lru_cache(maxsize=4)
+def _probe(bwrap: str | None) -> str | None:
+    """Run a trivial sandboxed interpreter once per bwrap binary; return what failed."""
     if bwrap is None:
         return 'bubblewrap (bwrap) is not installed'
     probe = bwrap_command([python_executable(), '-S', '-c', 'import numpy, msgpack'],
