@@ -24,6 +24,7 @@ from pyrua_primitives.station import Station
 
 from .episode.loop import EpisodeWorld
 from .planners.base import TaskCard
+from .prompt.station_facts import station_facts
 from .runtime.robo import RUNTIME_KEYWORDS
 from .runtime.transport import FeedbackCallback, GoalHandle, InProcessTransport, Transport
 
@@ -208,6 +209,7 @@ def station_world(spec: EpisodeSpec, library: PrimitiveLibrary, *, instruction: 
         runtime_transport = RecordedTransport(runtime_transport, primitives, observer)
     card = TaskCard(task=spec.task, instruction=instruction,
                     robot_state=robot_state_text(library),
+                    station_facts=station_facts(library.station),
                     images=tuple((cam, library.image(cam))
                                  for cam in spec.card_cameras or library.cameras))
     return EpisodeWorld(task=spec.task, seed=spec.seed, layout=spec.layout, card=card,

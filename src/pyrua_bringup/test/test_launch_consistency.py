@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pyrua_agent.ros.config import AgentNodeConfig
 from pyrua_primitives.conversions.actions import ACTIONS
+from pyrua_primitives.conversions.control import CONTROL_MSGS_DEFINITIONS
 from pyrua_primitives.conversions.interfaces import interface_definitions
 from pyrua_primitives.ros import names
 from pyrua_primitives.ros.config import PrimitivesNodeConfig, RosStationConfig
@@ -222,6 +223,9 @@ def test_every_message_type_used_is_defined():
         if type_name.startswith('pyrua_msgs/'):
             assert type_name in ours or f'{type_name}_Goal' in ours or \
                 f'{type_name}_Request' in ours, f'{where} uses undefined {type_name}'
+        elif type_name.startswith('control_msgs/'):
+            # rosbags ships no control_msgs; conversions.control holds the definitions
+            assert type_name in CONTROL_MSGS_DEFINITIONS, f'{where} uses {type_name}, not defined in tests'
         else:
             assert type_name in store, f'{where} uses {type_name}, not a Jazzy type'
     for spec in ACTIONS.values():

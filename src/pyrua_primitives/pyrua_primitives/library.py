@@ -41,6 +41,7 @@ from .perception import (
 from .perception import (
     locate_all as _locate_all,
 )
+from .registry import declared_primitives, primitive, PrimitiveInfo
 from .results import ArmPose, GripperResult, MoveResult, ReachResult
 from .safety import check_tcp_target, SafetyConfig
 from .station import (
@@ -55,10 +56,6 @@ from .station import (
 )
 from .vla import run_configured_rollout, VlaConfig, VlaResult
 
-ACTING: tuple[str, ...] = ('close_gripper', 'home', 'measure', 'move_to', 'open_gripper', 'vla')
-"""Primitives that act on the robot (the success guard runs before each)."""
-MOTION: tuple[str, ...] = ('close_gripper', 'home', 'measure', 'move_to', 'open_gripper', 'vla')
-"""Primitives after which the tool-calling baseline returns camera images."""
 MAX_WAIT_S = 60.0
 
 
@@ -170,10 +167,7 @@ class PrimitiveLibrary:
 
     def primitives(self) -> dict[str, Callable]:
         """Return ``robo``'s primitives: name -> bound method (``show`` is the runtime's)."""
-        names = ('back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
-                 'locate', 'locate_all', 'measure', 'move_to', 'open_gripper', 'pose',
-                 'reachable', 'vla', 'wait')
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in sorted(PRIMITIVES)}
 
     # --- perception -----------------------------------------------------------------
 
@@ -193,6 +187,7 @@ class PrimitiveLibrary:
         if not isinstance(query, str) or not query.strip():
             raise TypeError(f"query must be a non-empty string like 'red block', got {query!r}")
 
+    @primitive(action='Locate')
     def locate(self, query: str, cameras: Sequence[str] | None = None) -> LocateResult:
         """
         Find an object by name in fresh camera images and measure it (RGB only).
@@ -218,6 +213,7 @@ class PrimitiveLibrary:
         frames = self._frames(cameras)
         return _locate(frames, query, self.segmenter, self.station.table_height_m())
 
+    @primitive()
     def locate_all(self, query: str, cameras: Sequence[str] | None = None) -> list[LocateResult]:
         """
         Find every object that matches a query, e.g. all blocks: 'block'.
@@ -229,6 +225,7 @@ class PrimitiveLibrary:
         frames = self._frames(cameras)
         return _locate_all(frames, query, self.segmenter, self.station.table_height_m())
 
+    @primitive(acting=True)
     def measure(self, query: str, arm: str | None = None, *,
                 cancel: CancelToken | None = None) -> LocateResult:
         """
@@ -255,6 +252,7 @@ class PrimitiveLibrary:
         return measure_object(self.locate, self.locate_all, move, query, views,
                               self.station.table_height_m(), bases)
 
+    @primitive()
     def image(self, camera: str) -> np.ndarray:
         """
         Capture one RGB image now, for the program (it is not sent to the model).
@@ -265,6 +263,7 @@ class PrimitiveLibrary:
         """
         return self._capture(self._camera(camera)).rgb
 
+    @primitive()
     def camera_meta(self, camera: str) -> CameraMeta:
         """
         Describe a camera now: image size, focal lengths, field of view, pose.
@@ -276,6 +275,7 @@ class PrimitiveLibrary:
         """
         return _camera_meta(self.station.camera_model(self._camera(camera)))
 
+    @primitive()
     def back_project(self, camera: str, u: float, v: float,
                      z: float | None = None) -> BackProjectResult:
         """
@@ -300,6 +300,7 @@ class PrimitiveLibrary:
 
     # --- state ----------------------------------------------------------------------
 
+    @primitive()
     def joints(self, arm: str) -> JointState:
         """
         Read an arm's joint angles and gripper opening from its encoders.
@@ -312,6 +313,7 @@ class PrimitiveLibrary:
         _call_hook(self.observer, 'joint_state', state)
         return state
 
+    @primitive()
     def pose(self, arm: str) -> ArmPose:
         """
         Read where an arm's gripper is (forward kinematics of the measured joints).
@@ -334,6 +336,7 @@ class PrimitiveLibrary:
                        tilt_rad=approach_tilt_rad(rotation),
                        gripper_width_m=state.gripper_width_m, held=bool(held))
 
+    @primitive()
     def wait(self, seconds: float, *, cancel: CancelToken | None = None) -> float:
         """
         Let time pass with both arms holding still (e.g. for something to settle).
@@ -382,14 +385,15 @@ class PrimitiveLibrary:
                           final_heading_rad=pose.heading_rad, error_m=error,
                           duration_s=float(outcome.duration_s))
 
+    @primitive(acting=True, action='MoveTo')
     def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
                 descend: bool = False, max_tilt: float = 0.0, path: str = 'line',
                 relative: bool = False, cancel: CancelToken | None = None) -> MoveResult:
         """
         Move an arm's gripper, pointing straight down, to a point (straight-line path).
 
-        :param arm: 'left' or 'right'. The left arm is based at (-0.30, -0.45), the right
-            at (+0.30, -0.45); table top z=0.765. Pointing straight down, the gripper
+        :param arm: 'left' or 'right' (bases and table height: the station facts).
+            Pointing straight down, the gripper
             reaches these heights above the table at these horizontal distances from its
             arm's base: 0.02 m: 0.06-0.48 m; 0.05 m: 0.10-0.45 m; 0.08 m: 0.14-0.41 m;
             0.10 m: 0.18-0.36 m; nothing above about 0.115 m (pass max_tilt to go higher).
@@ -403,7 +407,7 @@ class PrimitiveLibrary:
             Default: keep the current wrist yaw as far as possible.
         :param descend: False keeps the point between the pads at least 0.03 m above the
             table; pass True for the final descent onto a located object (then only the
-            finger tips must stay 3 mm above the table, i.e. z >= 0.788).
+            finger tips must stay 3 mm above the table, i.e. z >= table + 0.023).
         :param max_tilt: largest tilt of the gripper from straight down, radians, accepted
             when straight down cannot reach the target (e.g. higher than 0.115 m above the
             table). Default 0: refuse instead of tilting.
@@ -467,6 +471,7 @@ class PrimitiveLibrary:
                           final_heading_rad=final.heading_rad, error_m=error,
                           duration_s=float(outcome.duration_s))
 
+    @primitive()
     def reachable(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
                   descend: bool = False, max_tilt: float = 0.0) -> ReachResult:
         """
@@ -496,6 +501,7 @@ class PrimitiveLibrary:
                            base_distance_m=float(np.hypot(*(target[:2] - base))),
                            tilt_rad=float(plan.tilt_rad))
 
+    @primitive(acting=True)
     def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
         """
         Move an arm back to its ready pose above the table (joint-space move).
@@ -515,6 +521,7 @@ class PrimitiveLibrary:
         result = self._execute(arm, plan, target, cancel)
         return result
 
+    @primitive(acting=True, action='Gripper', goal={'action': 'open'})
     def open_gripper(self, arm: str, width: float | None = None, *,
                      cancel: CancelToken | None = None) -> GripperResult:
         """
@@ -541,6 +548,7 @@ class PrimitiveLibrary:
                                commanded_width_m=float(commanded))
         return result
 
+    @primitive(acting=True, action='Gripper', goal={'action': 'close'})
     def close_gripper(self, arm: str, *, cancel: CancelToken | None = None) -> GripperResult:
         """
         Close an arm's gripper and check whether it holds something (grasp width check).
@@ -564,6 +572,7 @@ class PrimitiveLibrary:
                                width_m=width, commanded_width_m=0.0)
         return result
 
+    @primitive(acting=True, action='VlaRollout')
     def vla(self, instruction: str, arm: str, steps: int = 50, *,
             cancel: CancelToken | None = None,
             feedback: Callable[[int], None] | None = None) -> VlaResult:
@@ -588,3 +597,9 @@ class PrimitiveLibrary:
         return run_configured_rollout(self.station, instruction, arm, steps,
                                       config=self.config.vla, safety=self.config.safety,
                                       cancel=cancel, feedback=feedback, capture=self._capture)
+
+
+PRIMITIVES: dict[str, PrimitiveInfo] = declared_primitives(PrimitiveLibrary)
+"""The primitive registry: each ``@primitive`` method of ``PrimitiveLibrary``."""
+ACTING: tuple[str, ...] = tuple(sorted(n for n, p in PRIMITIVES.items() if p.acting))
+"""Primitives that act on the robot (the success guard runs before each)."""

@@ -24,13 +24,16 @@ class TaskCard:
     """
     What the model is told at the start: the instruction, the robot's state, first images.
 
-    ``images`` are ``(camera, HxWx3 uint8)`` pairs captured before the first cell.
+    ``images`` are ``(camera, HxWx3 uint8)`` pairs captured before the first cell;
+    ``station_facts`` (table, arm bases, cameras, reach, gripper) are measured from the
+    world's Station and go into the system prompt.
     """
 
     task: str
     instruction: str
     robot_state: str
     images: tuple[tuple[str, np.ndarray], ...] = field(default=())
+    station_facts: str = ''
 
     def __repr__(self) -> str:
         cams = ', '.join(camera for camera, _ in self.images) or 'no images'

@@ -57,9 +57,9 @@ class CodeAgentPlanner(ConversationPlanner):
         """Return the single ``python`` tool."""
         return [python_tool(PYTHON_TOOL_DESCRIPTION)]
 
-    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]]) -> str:
-        """Return the code interface's system prompt."""
-        return system_prompt('code', self.api_reference)
+    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]], card: TaskCard) -> str:
+        """Return the code interface's system prompt with the card's station facts."""
+        return system_prompt('code', self.api_reference, card.station_facts)
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the model's code as the cell, labelled with the call id."""

@@ -97,8 +97,8 @@ class ConversationPlanner(ABC):
         """Return the function tools offered in every call of this episode."""
 
     @abstractmethod
-    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]]) -> str:
-        """Return the system prompt for the given tools."""
+    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]], card: TaskCard) -> str:
+        """Return the system prompt for the given tools and the card's station facts."""
 
     @abstractmethod
     def cell_for(self, call: ParseResult) -> Cell:
@@ -118,7 +118,7 @@ class ConversationPlanner(ABC):
         self._budgets = budgets
         self.tools = self.build_tools(card)
         self.messages = [
-            system_message(self.build_system_prompt(self.tools)),
+            system_message(self.build_system_prompt(self.tools, card)),
             task_card_message(card, detail=self.image_detail, fmt=self.image_format),
         ]
         self._queue.clear()

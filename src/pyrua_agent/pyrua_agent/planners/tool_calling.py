@@ -28,6 +28,7 @@ import inspect
 import math
 from typing import Any
 
+from pyrua_primitives.library import ACTING
 from pyrua_primitives.naming import unknown_name
 
 from .base import Cell, TaskCard
@@ -38,7 +39,8 @@ from ..prompt import system_prompt, tools_api_reference
 from ..runtime import CellResult
 from ..runtime.robo import RUNTIME_KEYWORDS
 
-MOTION_PRIMITIVES = ('move_to', 'home', 'open_gripper', 'close_gripper')
+MOTION_PRIMITIVES = ACTING
+"""Pictures follow these (the registry's acting primitives)."""
 IMAGE_MODES = {'after_motion': 'tools', 'on_request': 'tools_on_request'}
 SHOW_TOOL = 'show'
 IMAGE_PRIMITIVE = 'image'
@@ -179,10 +181,10 @@ class ToolCallingPlanner(ConversationPlanner):
                               else tuple(camera for camera, _ in card.images))
         return list(self.schemas)
 
-    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]]) -> str:
+    def build_system_prompt(self, tools: Sequence[Mapping[str, Any]], card: TaskCard) -> str:
         """Return the tool interface's system prompt."""
         pictures = self.motion if self.images == 'after_motion' else ()
-        return system_prompt(self.name, tools_api_reference(tools, pictures))
+        return system_prompt(self.name, tools_api_reference(tools, pictures), card.station_facts)
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the one-call cell, with pictures after a motion in ``after_motion`` mode."""

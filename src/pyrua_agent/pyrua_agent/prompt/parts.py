@@ -2,7 +2,8 @@
 The prompt parts both LLM interfaces share, loaded from package data.
 
 ``system.md`` is the template; ``intro_*.md`` says what the interface is; ``operating_notes.md``
-holds the station facts (frames, reach, grasp report, refusals, how success is judged);
+holds the operating rules (frames, reach, grasp report, refusals, how success is judged) around
+the station facts measured from the episode's Station (``station_facts.py``);
 ``notes_*.md`` the interface's own rules. The user message is the task card: instruction,
 robot state and the first camera images.
 """
@@ -44,12 +45,13 @@ def prompt_text(name: str) -> str:
     return resource.read_text(encoding='utf-8').rstrip('\n')
 
 
-def system_prompt(interface: str, api_reference: str) -> str:
+def system_prompt(interface: str, api_reference: str, station_facts: str) -> str:
     """
     Return the system prompt of one interface.
 
     :param interface: ``'code'``, ``'tools'`` or ``'tools_on_request'``.
     :param api_reference: the generated API reference (``prompt.reference``).
+    :param station_facts: the episode's station facts (``prompt.station_facts``).
     :raises ValueError: for an unknown interface.
     """
     if interface not in INTERFACES:
@@ -57,7 +59,9 @@ def system_prompt(interface: str, api_reference: str) -> str:
     intro, notes = INTERFACES[interface]
     return Template(prompt_text('system.md')).substitute(
         intro=prompt_text(intro), api_reference=api_reference.strip(),
-        operating_notes=prompt_text('operating_notes.md'), interface_notes=prompt_text(notes))
+        operating_notes=Template(prompt_text('operating_notes.md')).substitute(
+            station_facts=station_facts.strip() or '- (this station reported no facts)'),
+        interface_notes=prompt_text(notes))
 
 
 def task_card_text(card: TaskCard) -> str:

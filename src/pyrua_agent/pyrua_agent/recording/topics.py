@@ -33,6 +33,8 @@ equal the action result's fields one to one.
 
 from __future__ import annotations
 
+from pyrua_primitives.library import PRIMITIVES
+
 EPISODE = '/pyrua/episode'
 CELL_CODE = '/pyrua/cell/code'
 CELL_OUTPUT = '/pyrua/cell/output'
@@ -58,14 +60,10 @@ LLM_CALL_TYPE = 'pyrua_msgs/msg/LlmCall'
 
 WORLD_FRAME = 'world'
 
-# primitive name -> (pyrua_msgs action, goal fields the primitive implies)
 PRIMITIVE_ACTIONS: dict[str, tuple[str, dict[str, str]]] = {
-    'locate': ('Locate', {}),
-    'move_to': ('MoveTo', {}),
-    'open_gripper': ('Gripper', {'action': 'open'}),
-    'close_gripper': ('Gripper', {'action': 'close'}),
-    'vla': ('VlaRollout', {}),
-}
+    name: (info.action, dict(info.goal)) for name, info in PRIMITIVES.items()
+    if info.action is not None}
+"""Primitive name -> (pyrua_msgs action, goal fields it implies), from the registry."""
 
 JSON_TOPICS = (EPISODE, CELL_CODE, CELL_OUTPUT, LLM_CALL, PRIMITIVE_GOAL, PRIMITIVE_RESULT,
                JOINT_STATES_META)

@@ -121,6 +121,7 @@ class ToyStation:
     def world(self, **overrides):
         card = TaskCard(task='toy_pick_place', instruction='Put the block in the bowl.',
                         robot_state='left gripper open at (-0.2, -0.2, 0.3) m',
+                        station_facts='- TOY-FACTS: the table top is at z = 0.',
                         images=tuple((camera, self.image(camera)) for camera in CAMERAS))
         kwargs = {'task': 'toy_pick_place', 'seed': 0, 'layout': 0, 'card': card,
                   'primitives': self.primitives(),

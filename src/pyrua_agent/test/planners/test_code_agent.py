@@ -58,7 +58,8 @@ def test_code_agent_prompt_carries_reference_notes_and_task_card(station, server
     assert 'robo.move_to(arm: str, xyz: Sequence[float], heading: float | None = None)' in (
         system['content'])
     assert "robo.show(camera: str, note: str = '')" in system['content']
-    assert prompt_text('operating_notes.md') in system['content']
+    before, after = prompt_text('operating_notes.md').split('$station_facts')
+    assert before + '- TOY-FACTS: the table top is at z = 0.' + after in system['content']
     assert prompt_text('notes_code.md') in system['content']
     assert user['content'][0] == {'type': 'text', 'text': task_card_text(station.world().card)}
     labels = [p['text'] for p in user['content'] if p['type'] == 'text'][1:]

@@ -78,7 +78,8 @@ def test_tool_schemas_and_prompt_come_from_the_primitives(station, server, endpo
     assert ('- move_to(arm: string, xyz: array of number, heading: number or null = null): '
             "Move an arm's gripper to a point. [returns the camera pictures]") in system
     assert '- locate(query: string): Find an object on the table by name.\n' in system
-    assert prompt_text('operating_notes.md') in system
+    before, after = prompt_text('operating_notes.md').split('$station_facts')
+    assert before + '- TOY-FACTS: the table top is at z = 0.' + after in system
     assert prompt_text('notes_tools_auto.md') in system
     assert request.image_count == len(station.cameras)
 

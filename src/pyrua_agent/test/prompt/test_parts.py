@@ -14,26 +14,33 @@ import pytest
 
 def test_every_interface_prompt_has_intro_reference_and_notes():
     for interface, (intro, notes) in INTERFACES.items():
-        text = system_prompt(interface, 'API-REFERENCE-MARKER\n')
+        text = system_prompt(interface, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
         assert text.startswith(prompt_text(intro))
         assert '# API reference\n\nAPI-REFERENCE-MARKER\n\n# Operating notes' in text
         assert text.endswith(prompt_text(notes))
+        assert '## This station (measured from it)\n\n- FACTS-MARKER\n' in text
         assert '$' not in text
 
 
 def test_operating_notes_state_frames_reach_grasp_refusal_and_success():
     notes = prompt_text('operating_notes.md')
-    for fact in ('station frame, in metres, z up', 'table top is at z = 0.765 m',
-                 '0.18 m and 0.46 m', '`held`', 'returns `reached=False` with',
-                 'Success is judged strictly', 'Verify with a look'):
+    for fact in ('station frame, in metres, z up', '$station_facts', 'measured from its own base',
+                 '`held`', 'returns `reached=False` with', 'Success is judged strictly',
+                 'Verify with a look'):
         assert fact in notes
+
+
+def test_operating_notes_hold_no_number_of_one_station():
+    notes = prompt_text('operating_notes.md')
+    for twin_fact in ('0.765', '-0.45', '0.30', '0.088', '0.18 m', '+y'):
+        assert twin_fact not in notes
 
 
 def test_unknown_prompt_file_and_interface_are_refused():
     with pytest.raises(FileNotFoundError, match="unknown prompt file 'notes.md'"):
         prompt_text('notes.md')
     with pytest.raises(ValueError, match="unknown interface 'tool'; did you mean 'tools'"):
-        system_prompt('tool', '')
+        system_prompt('tool', '', '')
 
 
 def test_task_card_message_has_the_text_then_each_camera_image():

@@ -1,7 +1,8 @@
 """
 Primitive calls <-> ``pyrua_msgs`` action goals, results and feedback.
 
-One table, ``ACTIONS``, says which primitives travel as ROS 2 actions and under which
+One table, ``ACTIONS``, read from the primitive registry (``@primitive(action=...)`` where
+each primitive is defined), says which primitives travel as ROS 2 actions and under which
 action type; the primitives node serves exactly these and the agent's action transport
 sends exactly these. Every other primitive (pose, joints, image, ...) is a read of the
 station that the agent node answers from its own ROS station.
@@ -23,6 +24,7 @@ import numpy as np
 
 from .fields import from_message, MessageFactory, to_fields
 from ..errors import PrimitiveError
+from ..library import PRIMITIVES
 from ..naming import unknown_name
 
 
@@ -51,14 +53,19 @@ class ActionSpec:
         return getattr(importlib.import_module(module), name)
 
 
-ACTIONS: dict[str, ActionSpec] = {
-    'locate': ActionSpec('Locate', 'pyrua_primitives.perception.locate:LocateResult', False),
-    'move_to': ActionSpec('MoveTo', 'pyrua_primitives.results:MoveResult', True),
-    'open_gripper': ActionSpec('Gripper', 'pyrua_primitives.results:GripperResult', True),
-    'close_gripper': ActionSpec('Gripper', 'pyrua_primitives.results:GripperResult', True),
-    'vla': ActionSpec('VlaRollout', 'pyrua_primitives.vla:VlaResult', True),
+ACTION_RESULTS: dict[str, tuple[str, bool]] = {
+    'Gripper': ('pyrua_primitives.results:GripperResult', True),
+    'Locate': ('pyrua_primitives.perception.locate:LocateResult', False),
+    'MoveTo': ('pyrua_primitives.results:MoveResult', True),
+    'VlaRollout': ('pyrua_primitives.vla:VlaResult', True),
 }
-"""Primitive name -> action. ``open_gripper`` and ``close_gripper`` share ``Gripper``."""
+"""Action type -> (result dataclass, has feedback)."""
+
+ACTIONS: dict[str, ActionSpec] = {
+    name: ActionSpec(info.action, *ACTION_RESULTS[info.action])
+    for name, info in PRIMITIVES.items() if info.action is not None}
+"""Primitive name -> action, from the primitive registry (``@primitive(action=...)``).
+``open_gripper`` and ``close_gripper`` share ``Gripper``."""
 
 EXCEPTIONS: dict[str, type[Exception]] = {
     'ValueError': ValueError,
@@ -118,8 +125,7 @@ def goal_fields(primitive: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
                   'path': str(args.pop('path', 'line')),
                   'relative': bool(args.pop('relative', False))}
     elif spec.action == 'Gripper':
-        action = 'open' if primitive == 'open_gripper' else 'close'
-        fields = {'arm': str(args.pop('arm')), 'action': action,
+        fields = {'arm': str(args.pop('arm')), 'action': PRIMITIVES[primitive].goal['action'],
                   'width': _nan_if_none(args.pop('width', None))}
     else:
         fields = {'instruction': str(args.pop('instruction')), 'arm': str(args.pop('arm')),

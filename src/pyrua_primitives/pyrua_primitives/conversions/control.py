@@ -3,9 +3,19 @@
 
 A ``FollowJointTrajectory`` goal carries a ``trajectory_msgs/JointTrajectory`` built here;
 its result (``error_code``, ``error_string``) and the goal status map to a
-``TrajectoryResult``. A ``GripperCommand`` position is one finger's travel (joint7, metres),
-half the width between the pads, as the ros2_control parallel gripper controller expects for
-the ARX-X5's mirrored fingers.
+``TrajectoryResult``.
+
+Grippers speak one of two ``control_msgs`` actions (``GRIPPER_INTERFACES``):
+
+- ``'parallel'`` (default): ``control_msgs/action/ParallelGripperCommand``, served on Jazzy by
+  ros2_controllers' ``parallel_gripper_action_controller``. The goal is a
+  ``sensor_msgs/JointState`` naming the gripper joint; its position is that joint's position:
+  for the ARX-X5 ``<arm>/joint7``, one finger's travel, i.e. HALF the gap between the pads
+  (the other finger mirrors it). The result's ``state`` reports the joint the same way.
+- ``'gripper_command'``: ``control_msgs/action/GripperCommand`` (``gripper_action_controller``).
+  ``command.position`` and the result's ``position`` are the GAP between the pads, metres.
+
+Everything here speaks pad-to-pad widths in metres; only these functions know the halving.
 """
 
 from __future__ import annotations
@@ -15,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from .fields import MessageFactory
-from .joint_states import arm_joint_names
+from .joint_states import arm_joint_names, finger_joint_names
 from .stamps import make_header, stamp_fields
+from ..naming import unknown_name
 from ..station import ARM_DOF, GripperResult, TrajectoryResult
 
 STATUS_SUCCEEDED = 4
@@ -97,15 +108,90 @@ def trajectory_error_code(result: TrajectoryResult) -> tuple[int, str]:
     return -4, result.reason
 
 
-def gripper_position(width_m: float) -> float:
-    """Return the GripperCommand position (one finger's travel) for a pad-to-pad width."""
-    return width_m / 2.0
+GRIPPER_INTERFACES = {
+    'parallel': 'ParallelGripperCommand',
+    'gripper_command': 'GripperCommand',
+}
+"""Gripper interface name -> the control_msgs action it speaks."""
 
 
-def gripper_outcome(status: int, position: float, stalled: bool, reached_goal: bool,
+CONTROL_MSGS_DEFINITIONS = {
+    'control_msgs/msg/GripperCommand': 'float64 position\nfloat64 max_effort\n',
+    'control_msgs/action/GripperCommand_Goal': 'control_msgs/GripperCommand command\n',
+    'control_msgs/action/GripperCommand_Result': (
+        'float64 position\nfloat64 effort\nbool stalled\nbool reached_goal\n'),
+    'control_msgs/action/ParallelGripperCommand_Goal': 'sensor_msgs/JointState command\n',
+    'control_msgs/action/ParallelGripperCommand_Result': (
+        'sensor_msgs/JointState state\nbool stalled\nbool reached_goal\n'),
+}
+"""The Jazzy ``control_msgs`` gripper definitions (comments dropped), for tools without the
+control_msgs package: ``rosbags`` registers them with ``get_types_from_msg``."""
+
+
+def check_gripper_interface(interface: str) -> str:
+    """
+    Return ``interface`` if it names a gripper interface.
+
+    :raises ValueError: listing the valid names.
+    """
+    if interface not in GRIPPER_INTERFACES:
+        raise ValueError(unknown_name('gripper interface', interface, GRIPPER_INTERFACES))
+    return interface
+
+
+def gripper_joint(arm: str, prefix: str | None = None) -> str:
+    """Return the joint a parallel gripper controller commands: one finger (``joint7``)."""
+    return finger_joint_names(arm, prefix)[0]
+
+
+def gripper_goal_fields(interface: str, arm: str, width_m: float, max_effort_n: float,
+                        make: MessageFactory, prefix: str | None = None) -> dict[str, Any]:
+    """
+    Return the goal fields that drive ``arm``'s gripper to a pad-to-pad width.
+
+    :param interface: one of ``GRIPPER_INTERFACES``.
+    :param arm: ``'left'`` or ``'right'``.
+    :param width_m: the gap between the pads, metres.
+    :param max_effort_n: the effort limit, newtons.
+    :param make: the message factory.
+    :param prefix: joint name prefix (default ``'<arm>/'``).
+    """
+    if check_gripper_interface(interface) == 'gripper_command':
+        return {'command': make('control_msgs/msg/GripperCommand', position=float(width_m),
+                                max_effort=float(max_effort_n))}
+    return {'command': make('sensor_msgs/msg/JointState', header=make_header(make, 0.0, ''),
+                            name=[gripper_joint(arm, prefix)],
+                            position=np.array([float(width_m) / 2.0]),
+                            velocity=np.zeros(0), effort=np.array([float(max_effort_n)]))}
+
+
+def gripper_goal_width(interface: str, goal: Any) -> float:
+    """
+    Return the pad-to-pad width a received gripper goal asks for (the server's side).
+
+    :raises ValueError: for a parallel goal without exactly one joint position.
+    """
+    if check_gripper_interface(interface) == 'gripper_command':
+        return float(goal.command.position)
+    positions = list(goal.command.position)
+    if len(positions) != 1:
+        raise ValueError(f'ParallelGripperCommand goal with {len(positions)} positions vs 1 '
+                         '(the finger joint, metres); send one position')
+    return 2.0 * float(positions[0])
+
+
+def gripper_result_width(interface: str, result: Any) -> float:
+    """Return the pad-to-pad width a gripper result reports (NaN when it reports none)."""
+    if check_gripper_interface(interface) == 'gripper_command':
+        return float(result.position)
+    positions = list(result.state.position)
+    return 2.0 * float(positions[0]) if positions else float('nan')
+
+
+def gripper_outcome(status: int, width_m: float, stalled: bool, reached_goal: bool,
                     duration_s: float) -> GripperResult:
-    """Return the station ``GripperResult`` of a finished ``GripperCommand`` goal."""
-    width = 2.0 * float(position)
+    """Return the station ``GripperResult`` of a finished gripper goal (width in metres)."""
+    width = float(width_m)
     if status == STATUS_CANCELED:
         return GripperResult(False, 'cancelled', width, bool(stalled), duration_s)
     if status != STATUS_SUCCEEDED and not stalled:
@@ -115,7 +201,14 @@ def gripper_outcome(status: int, position: float, stalled: bool, reached_goal: b
     return GripperResult(bool(reached_goal), reason, width, bool(stalled), duration_s)
 
 
-def gripper_result_fields(result: GripperResult) -> dict[str, Any]:
-    """Return ``GripperCommand`` result fields reporting a station ``GripperResult``."""
-    return {'position': gripper_position(result.width_m), 'effort': 0.0,
-            'stalled': bool(result.stalled), 'reached_goal': bool(result.reached)}
+def gripper_result_fields(interface: str, arm: str, result: GripperResult,
+                          make: MessageFactory, prefix: str | None = None) -> dict[str, Any]:
+    """Return the gripper action's result fields reporting a station ``GripperResult``."""
+    flags = {'stalled': bool(result.stalled), 'reached_goal': bool(result.reached)}
+    if check_gripper_interface(interface) == 'gripper_command':
+        return {'position': float(result.width_m), 'effort': 0.0, **flags}
+    state = make('sensor_msgs/msg/JointState', header=make_header(make, 0.0, ''),
+                 name=[gripper_joint(arm, prefix)],
+                 position=np.array([float(result.width_m) / 2.0]), velocity=np.zeros(0),
+                 effort=np.zeros(0))
+    return {'state': state, **flags}

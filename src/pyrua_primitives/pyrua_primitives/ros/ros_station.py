@@ -2,8 +2,8 @@
 ``RosStation``: the Station interface over standard ROS 2 driver interfaces.
 
 Joint state from ``/joint_states``; joint motion through ``control_msgs``
-FollowJointTrajectory and the grippers through GripperCommand (ros2_control controllers,
-or the twin's sim node); camera frames from ``image_raw`` + ``camera_info`` subscribed with
+FollowJointTrajectory and the grippers through ParallelGripperCommand (or GripperCommand, by
+``station.gripper_interface``; ros2_control controllers, or the twin's sim node); camera frames from ``image_raw`` + ``camera_info`` subscribed with
 sensor-data QoS only while a frame is requested; camera and arm-base poses from TF. All
 translation is done by the ROS-free ``pyrua_primitives.conversions``.
 
@@ -18,13 +18,14 @@ import threading
 import time
 from typing import Any
 
-from control_msgs.action import FollowJointTrajectory, GripperCommand
+from control_msgs.action import FollowJointTrajectory, GripperCommand, ParallelGripperCommand
 import numpy as np
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.conversions.camera_info import camera_info_to_intrinsics
 from pyrua_primitives.conversions.control import (
+    gripper_goal_fields,
     gripper_outcome,
-    gripper_position,
+    gripper_result_width,
     trajectory_outcome,
     trajectory_to_message,
 )
@@ -90,14 +91,12 @@ class RosStation:
         self._trajectory = {arm: self._client(FollowJointTrajectory,
                                               self.config.trajectory_action.format(arm=arm))
                             for arm in ARMS}
-        self._gripper = {arm: self._client(GripperCommand,
+        gripper_type = (GripperCommand if self.config.gripper_interface == 'gripper_command'
+                        else ParallelGripperCommand)
+        self._gripper_type = gripper_type
+        self._gripper = {arm: self._client(gripper_type,
                                            self.config.gripper_action.format(arm=arm))
                          for arm in ARMS}
-        self._moveit = None
-        if self.config.motion_backend == 'moveit':
-            from .moveit_motion import MoveItMotion
-
-            self._moveit = MoveItMotion(self.config.moveit_group)
 
     def _client(self, action_type: type, name: str) -> tuple[ActionClient, str]:
         return ActionClient(self._node, action_type, name, callback_group=self._group), name
@@ -139,6 +138,10 @@ class RosStation:
                            max_velocity_rad_s=arx_x5.VELOCITY_LIMITS_RAD_S.copy(),
                            gripper_max_width_m=arx_x5.GRIPPER_MAX_WIDTH_M)
 
+    def home_positions_rad(self, arm: str) -> np.ndarray:
+        """Return the six joint angles of ``arm``'s calibrated ready pose (``station.home_*``)."""
+        return self.config.home_positions_rad(arm)
+
     def table_height_m(self) -> float:
         """Return the calibrated table top height, metres."""
         return self.config.table_height_m
@@ -172,11 +175,6 @@ class RosStation:
                                 cancel: CancelToken | None = None) -> TrajectoryResult:
         """Follow joint waypoints through the arm's FollowJointTrajectory controller."""
         check_arm(arm)
-        if self._moveit is not None:
-            result = self._moveit.move_joints(arm, np.asarray(positions_rad)[-1])
-            return TrajectoryResult(result.completed, result.reason,
-                                    self._fresh_joint_state(arm).positions_rad,
-                                    result.duration_s)
         goal = FollowJointTrajectory.Goal()
         goal.trajectory = trajectory_to_message(arm, positions_rad, times_s, make,
                                                 self._prefix(arm))
@@ -190,11 +188,12 @@ class RosStation:
 
     def command_gripper(self, arm: str, width_m: float,
                         cancel: CancelToken | None = None) -> GripperResult:
-        """Drive the gripper to ``width_m`` through its GripperCommand controller."""
+        """Drive the gripper to ``width_m`` (pad to pad) through its gripper controller."""
         check_arm(arm)
-        goal = GripperCommand.Goal()
-        goal.command.position = gripper_position(float(width_m))
-        goal.command.max_effort = self.config.gripper_max_effort_n
+        cfg = self.config
+        goal = self._gripper_type.Goal(**gripper_goal_fields(
+            cfg.gripper_interface, arm, float(width_m), cfg.gripper_max_effort_n, make,
+            self._prefix(arm)))
         started = time.monotonic()
         sent = self._run(self._gripper[arm], goal, self.config.trajectory_margin_s, cancel)
         duration = time.monotonic() - started
@@ -203,7 +202,10 @@ class RosStation:
                                  False, duration)
         self._fresh_joint_state(arm)
         r = sent.result
-        return gripper_outcome(sent.status, r.position, r.stalled, r.reached_goal, duration)
+        width = gripper_result_width(cfg.gripper_interface, r)
+        if width != width:  # NaN: the controller reported no joint state
+            width = self._fresh_joint_state(arm).gripper_width_m
+        return gripper_outcome(sent.status, width, r.stalled, r.reached_goal, duration)
 
     # --- cameras and frames -------------------------------------------------------------
 
@@ -274,5 +276,3 @@ class RosStation:
         self._node.destroy_subscription(self._joint_sub)
         for action, _ in (*self._trajectory.values(), *self._gripper.values()):
             action.destroy()
-        if self._moveit is not None:
-            self._moveit.shutdown()

@@ -1,10 +1,8 @@
-"""JointState, JointTrajectory, GripperCommand and TF conversions, through CDR."""
+"""JointState, JointTrajectory and TF conversions, through CDR (grippers: test_gripper_interfaces)."""
 
 import numpy as np
 from pyrua_primitives import JointState, TrajectoryResult
 from pyrua_primitives.conversions.control import (
-    gripper_outcome,
-    gripper_position,
     STATUS_ABORTED,
     STATUS_CANCELED,
     STATUS_SUCCEEDED,
@@ -93,14 +91,6 @@ def test_trajectory_outcomes_and_error_codes():
     refused = TrajectoryResult(False, 'joint2 3.9 rad vs limit 3.67', q, 0.0)
     assert trajectory_error_code(refused) == (-1, refused.reason)
     assert trajectory_error_code(TrajectoryResult(True, '', q, 1.0)) == (0, '')
-
-
-def test_gripper_command_maps_width_to_one_finger_travel():
-    assert gripper_position(0.088) == pytest.approx(0.044)
-    held = gripper_outcome(STATUS_SUCCEEDED, 0.015, True, False, 0.8)
-    assert not held.reached and held.stalled and held.width_m == pytest.approx(0.03)
-    assert gripper_outcome(STATUS_SUCCEEDED, 0.044, False, True, 0.5).reached
-    assert gripper_outcome(STATUS_CANCELED, 0.02, False, False, 0.1).reason == 'cancelled'
 
 
 def test_transform_round_trips_through_cdr(typestore, make):

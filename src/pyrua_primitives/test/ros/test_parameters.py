@@ -80,5 +80,5 @@ def test_flatten_nests_yaml_maps_into_dotted_names():
 
 
 def test_invalid_values_fail_the_dataclass_validation():
-    with pytest.raises(ValueError, match='motion_backend'):
-        config_from_values(RosStationConfig, {'motion_backend': 'teleport'})
+    with pytest.raises(ValueError, match="unknown gripper interface 'teleport'"):
+        config_from_values(RosStationConfig, {'gripper_interface': 'teleport'})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pyrua_primitives.conversions.control import check_gripper_interface
+
 from ..config import StationConfig
 
 
@@ -20,6 +22,9 @@ class SimNodeConfig:
     :param camera_rate_hz: camera images per second, rendered only while subscribed.
     :param executor_threads: MultiThreadedExecutor threads (two arms' motions, cameras,
         services and cancels at once).
+    :param gripper_interface: the gripper action served, as a real driver would:
+        ``'parallel'`` (ParallelGripperCommand) or ``'gripper_command'``; the primitives
+        node's ``station.gripper_interface`` must match.
     """
 
     task: str = 'pick_place'
@@ -29,8 +34,10 @@ class SimNodeConfig:
     state_rate_hz: float = 50.0
     camera_rate_hz: float = 10.0
     executor_threads: int = 6
+    gripper_interface: str = 'parallel'
 
     def __post_init__(self) -> None:
+        check_gripper_interface(self.gripper_interface)
         for name in ('state_rate_hz', 'camera_rate_hz'):
             value = getattr(self, name)
             if not 0.1 <= value <= 1000.0:

@@ -4,8 +4,9 @@
 Publishes ``/joint_states``, ``/clock`` (the twin's simulated time), TF (arm bases static,
 cameras dynamic), and per camera ``image_raw`` + ``camera_info`` (sensor-data QoS, rendered
 only while someone subscribes); serves per arm the ``control_msgs`` FollowJointTrajectory
-and GripperCommand actions a ros2_control driver serves (cancel honoured), the evaluator's
-``reset_task`` and ``task_status`` services, and the ``gazebo_msgs`` entity services. All
+and ParallelGripperCommand (or GripperCommand) actions a ros2_control driver serves (cancel
+honoured), the evaluator's ``reset_task`` and ``task_status`` services, and the
+``gazebo_msgs`` entity services. All
 translation is in ``pyrua_primitives.conversions``; the evaluator side is ``TwinHost``.
 """
 
@@ -15,11 +16,12 @@ import functools
 import sys
 from typing import Any
 
-from control_msgs.action import FollowJointTrajectory, GripperCommand
+from control_msgs.action import FollowJointTrajectory, GripperCommand, ParallelGripperCommand
 from gazebo_msgs.srv import DeleteEntity, GetEntityState, SetEntityState, SpawnEntity
 from pyrua_primitives.cancel import CancelToken
 from pyrua_primitives.conversions.camera_info import intrinsics_to_camera_info
 from pyrua_primitives.conversions.control import (
+    gripper_goal_width,
     gripper_result_fields,
     trajectory_error_code,
     trajectory_from_message,
@@ -30,7 +32,6 @@ from pyrua_primitives.conversions.joint_states import joint_states_to_message
 from pyrua_primitives.conversions.stamps import make_header, stamp_fields
 from pyrua_primitives.conversions.transforms import (
     matrix_to_transform_stamped,
-    pose_to_tuple,
     tuple_to_pose,
 )
 from pyrua_primitives.ros import names
@@ -76,13 +77,15 @@ class SimNode(Node):
                                       qos_profile_sensor_data))
             for c in CAMERAS}
         self._servers = []
+        self._gripper_type = (GripperCommand if cfg.gripper_interface == 'gripper_command'
+                              else ParallelGripperCommand)
         for arm in ARMS:
             self._servers.append(ActionServer(
                 self, FollowJointTrajectory, names.TRAJECTORY_ACTION.format(arm=arm),
                 execute_callback=functools.partial(self.execute_trajectory, arm),
                 cancel_callback=self.cancel_callback, callback_group=group))
             self._servers.append(ActionServer(
-                self, GripperCommand, names.GRIPPER_ACTION.format(arm=arm),
+                self, self._gripper_type, names.GRIPPER_ACTION.format(arm=arm),
                 execute_callback=functools.partial(self.execute_gripper, arm),
                 cancel_callback=self.cancel_callback, callback_group=group))
         srv = functools.partial(self.create_service, callback_group=group)
@@ -187,12 +190,13 @@ class SimNode(Node):
         return result
 
     def execute_gripper(self, arm: str, goal_handle: Any) -> Any:
-        """Drive the twin's gripper to the goal (position = one finger's travel, metres)."""
-        result = GripperCommand.Result()
+        """Drive the twin's gripper to the goal's pad-to-pad width (``conversions.control``)."""
+        interface = self.config.gripper_interface
+        result = self._gripper_type.Result()
         token = self._token(goal_handle)
         self._host.begin_motion()
         try:
-            width = 2.0 * goal_handle.request.command.position
+            width = gripper_goal_width(interface, goal_handle.request)
             outcome = self._station.command_gripper(arm, width, cancel=token)
         except ValueError as exc:
             self.get_logger().warning(f'gripper goal refused: {exc}')
@@ -201,7 +205,9 @@ class SimNode(Node):
             self._tokens.pop(goal_handle.goal_id.uuid.tobytes(), None)
             self._host.end_motion()
         if outcome is not None:
-            for key, value in gripper_result_fields(outcome).items():
+            fields = gripper_result_fields(interface, arm, outcome, make,
+                                           names.JOINT_PREFIX.format(arm=arm))
+            for key, value in fields.items():
                 setattr(result, key, value)
         self._finish(goal_handle, outcome is not None and (outcome.reached or outcome.stalled))
         return result
@@ -240,17 +246,16 @@ class SimNode(Node):
     def set_entity_state(self, request: Any, response: Any) -> Any:
         """Place a layout object at the requested pose, at rest."""
         state = request.state
-        response.success, message = self._host.set_state(state.name, pose_to_tuple(state.pose),
-                                                         state.reference_frame)
+        response.success, message = self._host.set_state_from_message(
+            state.name, state.pose, state.reference_frame)
         if not response.success:
             self.get_logger().warning(f'set_entity_state: {message}')
         return response
 
     def spawn_entity(self, request: Any, response: Any) -> Any:
         """Bring back a deleted layout object (new models are refused with the reason)."""
-        response.success, response.status_message = self._host.spawn(
-            request.name, request.xml, pose_to_tuple(request.initial_pose),
-            request.reference_frame)
+        response.success, response.status_message = self._host.spawn_from_message(
+            request.name, request.xml, request.initial_pose, request.reference_frame)
         return response
 
     def delete_entity(self, request: Any, response: Any) -> Any:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import threading
+from typing import Any
 
 import numpy as np
+from pyrua_primitives.conversions.transforms import pose_to_tuple
 
 from ..evaluator import EvaluationResult
 from ..twin import load_twin, Twin
@@ -24,6 +26,23 @@ PARK_X0_M = -2.4
 PARK_STEP_M = 0.3
 PARK_Z_M = 0.1
 """Parking spots of deleted objects: a row on the floor behind the head camera, metres."""
+
+
+def requested_pose(pose: Any) -> tuple[np.ndarray | None, str]:
+    """
+    Return the (x y z qw qx qy qz) of a requested ``geometry_msgs/Pose``, or None and why.
+
+    A service caller's bad pose (a zero quaternion, NaN) is answered as a failed response;
+    raised out of a service callback it would end the sim node's executor.
+    """
+    try:
+        values = np.array(pose_to_tuple(pose), dtype=float)
+    except ValueError as exc:
+        return None, str(exc)
+    if not np.all(np.isfinite(values)):
+        return None, (f'pose {np.round(values, 4).tolist()} has NaN or inf vs finite metres '
+                      'and a unit quaternion; send finite numbers')
+    return values, ''
 
 
 class TwinHost:
@@ -113,6 +132,14 @@ class TwinHost:
         self._parked.pop(name, None)
         return True, ''
 
+    def set_state_from_message(self, name: str, pose: Any,
+                               reference_frame: str = '') -> tuple[bool, str]:
+        """``set_state`` for a ``geometry_msgs/Pose``; a bad pose is a failed answer."""
+        values, problem = requested_pose(pose)
+        if values is None:
+            return False, f'set_entity_state({name!r}): {problem}'
+        return self.set_state(name, values, reference_frame)
+
     def delete(self, name: str) -> tuple[bool, str]:
         """Park a free layout object out of every view and reach."""
         if name in self._parked:
@@ -134,3 +161,11 @@ class TwinHost:
             return False, (f'entity {name!r} was not deleted; spawn brings back deleted '
                            f'objects: {sorted(self._parked)}')
         return self.set_state(name, pose, reference_frame)
+
+    def spawn_from_message(self, name: str, xml: str, pose: Any,
+                           reference_frame: str = '') -> tuple[bool, str]:
+        """``spawn`` for a ``geometry_msgs/Pose``; a bad pose is a failed answer."""
+        values, problem = requested_pose(pose)
+        if values is None:
+            return False, f'spawn_entity({name!r}): {problem}'
+        return self.spawn(name, xml, values, reference_frame)

@@ -1,5 +1,7 @@
 """The sim node's evaluator side, ROS-free: resets, status and Gazebo-style entity operations."""
 
+import re
+
 import numpy as np
 from pyrua_sim.ros.twin_host import PARK_Y_M, TwinHost
 from pyrua_sim.twin import load_twin
@@ -55,3 +57,33 @@ def test_reset_is_refused_during_a_motion_and_moves_to_a_new_layout(host):
 def test_status_reports_the_evaluator_verdict(host):
     status = host.status()
     assert status.success is False and 0.0 <= status.score < 1.0 and status.reason
+
+
+def _pose(xyz, quaternion):
+    from pyrua_primitives.conversions.interfaces import rosbags_factory, rosbags_typestore
+
+    pytest.importorskip('rosbags.typesys', reason='rosbags: see requirements/test.txt')
+    make = rosbags_factory(rosbags_typestore())
+    w, x, y, z = quaternion
+    return make('geometry_msgs/msg/Pose',
+                position=make('geometry_msgs/msg/Point', x=xyz[0], y=xyz[1], z=xyz[2]),
+                orientation=make('geometry_msgs/msg/Quaternion', x=x, y=y, z=z, w=w))
+
+
+@pytest.mark.parametrize('quaternion, xyz, message', [
+    ((0.0, 0.0, 0.0, 0.0), (0.1, 0.0, 0.79), r'orientation \(0, 0, 0, 0\) is not a rotation'),
+    ((1.0, 0.0, 0.0, 0.0), (0.1, float('nan'), 0.79), 'has NaN or inf'),
+])
+def test_a_bad_requested_pose_is_a_failed_answer_not_an_exception(host, quaternion, xyz,
+                                                                  message):
+    ok, text = host.set_state_from_message('obj/blue_block', _pose(xyz, quaternion))
+    assert not ok and text.startswith("set_entity_state('obj/blue_block'): ")
+    assert re.search(message, text)
+    assert host.delete('obj/blue_block') == (True, '')
+    ok, text = host.spawn_from_message('obj/blue_block', '', _pose(xyz, quaternion))
+    assert not ok and text.startswith("spawn_entity('obj/blue_block'): ")
+
+
+def test_a_unit_quaternion_pose_is_applied(host):
+    pose = _pose((0.1, -0.1, 0.79), (1.0, 0.0, 0.0, 0.0))
+    assert host.set_state_from_message('obj/blue_block', pose) == (True, '')

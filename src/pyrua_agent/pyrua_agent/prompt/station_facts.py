@@ -1,0 +1,92 @@
+"""
+The station facts of the system prompt, rendered from the episode's Station.
+
+Table height, arm bases and the way each arm faces, the cameras, the top-down reach over
+this table and the gripper opening are read from the Station and the arm's kinematics, never
+written for one station (DESIGN.md rule 8): a calibrated real station or a benchmark with
+another table gets its own numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pyrua_primitives.kinematics import arx_x5
+from pyrua_primitives.kinematics.top_down import planar_shapes
+from pyrua_primitives.station import ARMS, CAMERAS, Station
+
+REACH_HEIGHTS_M = (0.02, 0.05, 0.08, 0.10)
+"""Heights above the table at which the top-down reach band is stated."""
+_STEP_M = 0.005
+_MAX_DISTANCE_M = 0.9
+
+
+def _axis_name(vector: np.ndarray) -> str:
+    """Return the world axis ``vector`` points along (``'+y'``), or its components."""
+    index = int(np.argmax(np.abs(vector)))
+    if abs(vector[index]) > 0.9:
+        return ('+' if vector[index] > 0 else '-') + 'xyz'[index]
+    return '({:.2f}, {:.2f}, {:.2f})'.format(*vector)
+
+
+def _xyz(vector: np.ndarray) -> str:
+    return '({:.2f}, {:.2f}, {:.3f})'.format(*vector)
+
+
+def reach_band_m(height_above_base_m: float) -> tuple[float, float] | None:
+    """Return the horizontal distances from the base a top-down TCP reaches at this height."""
+    distances = [d for d in np.arange(0.0, _MAX_DISTANCE_M, _STEP_M)
+                 if planar_shapes(float(d), height_above_base_m)]
+    return (float(min(distances)), float(max(distances))) if distances else None
+
+
+def _reach_lines(station: Station) -> list[str]:
+    table_z = station.table_height_m()
+    bands = []
+    for arm in ARMS:
+        base_z = float(station.arm_base(arm).world_from_base[2, 3])
+        for height in REACH_HEIGHTS_M:
+            band = reach_band_m(table_z + height - base_z)
+            bands.append((arm, height, band))
+    lines = []
+    for height in REACH_HEIGHTS_M:
+        per_arm = {arm: band for arm, h, band in bands if h == height}
+        if len(set(per_arm.values())) == 1:
+            band = per_arm[ARMS[0]]
+            text = 'nothing' if band is None else f'{band[0]:.2f}-{band[1]:.2f} m'
+        else:
+            text = '; '.join(f'{arm} ' + ('nothing' if b is None else f'{b[0]:.2f}-{b[1]:.2f} m')
+                             for arm, b in per_arm.items())
+        lines.append(f'{height:.2f} m above the table: {text}')
+    return lines
+
+
+def station_facts(station: Station) -> str:
+    """
+    Return the station's facts as prompt bullets (markdown), measured from ``station``.
+
+    :param station: the episode's Station.
+    :returns: table height, arm bases and facing, cameras, top-down reach and gripper.
+    """
+    table_z = station.table_height_m()
+    lines = [f'- The table top is at z = {table_z:.3f} m.']
+    bases = []
+    for arm in ARMS:
+        pose = station.arm_base(arm).world_from_base
+        bases.append(f'the {arm} arm base at {_xyz(pose[:3, 3])} facing '
+                     f'{_axis_name(pose[:3, 0])}')
+    lines.append('- Arms: ' + '; '.join(bases) + '.')
+    for camera in CAMERAS:
+        model = station.camera_model(camera)
+        if camera.endswith('_wrist'):
+            lines.append(f'- Camera {camera!r} is on the {camera.split("_")[0]} wrist and '
+                         'moves with it.')
+            continue
+        right = model.world_from_camera[:3, 0]
+        lines.append(f'- Camera {camera!r} is at {_xyz(model.position_m)} looking '
+                     f'{_axis_name(model.forward)}; image right is world '
+                     f'{_axis_name(right)}.')
+    lines.append('- Pointing straight down, the gripper reaches these horizontal distances '
+                 "from its arm's base: " + '; '.join(_reach_lines(station)) + '.')
+    lines.append(f'- The gripper opens to at most {arx_x5.GRIPPER_MAX_WIDTH_M:.3f} m between '
+                 'the finger pads.')
+    return '\n'.join(lines)

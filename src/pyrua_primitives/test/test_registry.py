@@ -1,0 +1,52 @@
+"""The primitive registry: declared once on each method, read by every consumer."""
+
+import inspect
+from pathlib import Path
+
+from pyrua_primitives.conversions.actions import ACTION_RESULTS, ACTIONS
+from pyrua_primitives.library import ACTING, PrimitiveLibrary, PRIMITIVES
+from pyrua_primitives.registry import ACTION_TYPES, declared_primitives, primitive
+from pyrua_primitives.ros.names import ACTION_NAMES
+import pytest
+
+MSGS = Path(__file__).resolve().parents[2] / 'pyrua_msgs' / 'action'
+
+
+def test_every_public_library_method_is_a_declared_primitive():
+    public = {name for name, _ in inspect.getmembers(PrimitiveLibrary, inspect.isfunction)
+              if not name.startswith('_') and name != 'primitives'}
+    assert public == set(PRIMITIVES)
+
+
+def test_acting_set_and_action_table_come_from_the_declarations():
+    assert ACTING == tuple(sorted(n for n, p in PRIMITIVES.items() if p.acting))
+    assert {'move_to', 'home', 'open_gripper', 'close_gripper'} <= set(ACTING)
+    assert {n: s.action for n, s in ACTIONS.items()} == {
+        n: p.action for n, p in PRIMITIVES.items() if p.action}
+    assert PRIMITIVES['close_gripper'].goal == {'action': 'close'}
+
+
+def test_action_types_have_a_definition_a_result_and_a_ros_name():
+    defined = sorted(p.stem for p in MSGS.glob('*.action'))
+    assert sorted(ACTION_TYPES) == defined == sorted(ACTION_RESULTS) == sorted(ACTION_NAMES)
+
+
+def test_an_unknown_action_type_is_refused_where_it_is_declared():
+    with pytest.raises(ValueError, match="action 'Grip' vs one of"):
+        primitive(action='Grip')
+
+
+def test_declarations_are_read_in_definition_order():
+    class Toy:
+        @primitive(acting=True)
+        def push(self):
+            """Push."""
+
+        def helper(self):
+            """Not a primitive."""
+
+        @primitive()
+        def look(self):
+            """Look."""
+
+    assert list(declared_primitives(Toy)) == ['push', 'look']
