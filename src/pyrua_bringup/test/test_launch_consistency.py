@@ -225,7 +225,7 @@ def test_every_message_type_used_is_defined():
                 f'{type_name}_Request' in ours, f'{where} uses undefined {type_name}'
         elif type_name.startswith('control_msgs/'):
             # rosbags ships no control_msgs; conversions.control holds the definitions
-            assert type_name in CONTROL_MSGS_DEFINITIONS, f'{where} uses {type_name}, not defined in tests'
+            assert type_name in CONTROL_MSGS_DEFINITIONS, f'{where} uses undefined {type_name}'
         else:
             assert type_name in store, f'{where} uses {type_name}, not a Jazzy type'
     for spec in ACTIONS.values():

@@ -22,6 +22,7 @@ from pyrua_primitives.errors import PrimitiveError
 from pyrua_primitives.ros.messages import interface_class
 from pyrua_primitives.ros.names import RESET_TASK, TASK_STATUS
 from pyrua_primitives.ros.params import config_from_node
+from pyrua_primitives.ros.rclpy_version import require_supported_rclpy
 from pyrua_primitives.ros.ros_station import RosStation
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -112,6 +113,7 @@ class AgentNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Run one episode as ``agent_node``, then exit."""
+    require_supported_rclpy()  # before init: refuse rclpy releases with broken actions
     rclpy.init(args=args)
     node = None
     executor = None

@@ -31,6 +31,20 @@ def finger_joint_names(arm: str, prefix: str | None = None) -> tuple[str, str]:
     return (f'{prefix}joint7', f'{prefix}joint8')
 
 
+def station_time_s(msg: Any, fallback_s: float) -> float:
+    """
+    Return the station's clock from a ``sensor_msgs/JointState``: its stamp, seconds.
+
+    The driver (or the twin's sim node, in simulated time) stamps each sample, so this is
+    the station's time whatever the reading node's ``use_sim_time``; an unstamped message
+    (stamp 0) gives ``fallback_s``.
+    """
+    stamp = msg.header.stamp
+    if stamp.sec == 0 and stamp.nanosec == 0:
+        return float(fallback_s)
+    return stamp_to_s(stamp)
+
+
 def joint_state_from_message(msg: Any, arm: str, prefix: str | None = None) -> JointState:
     """
     Return ``arm``'s state from a ``sensor_msgs/JointState`` that names its joints.

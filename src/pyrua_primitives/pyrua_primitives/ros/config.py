@@ -19,7 +19,6 @@ from ..library import LibraryConfig
 from ..station import ARM_DOF, ARMS, check_arm
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class RosStationConfig:
     """

@@ -9,12 +9,11 @@ factory; this one imports the generated classes by their type name
 
 from __future__ import annotations
 
-import array
 import functools
 import importlib
 from typing import Any
 
-import numpy as np
+from ..conversions.field_types import rclpy_fields
 
 
 @functools.cache
@@ -43,12 +42,15 @@ def interface_class(type_name: str) -> type:
 
 
 def make(type_name: str, **fields: Any) -> Any:
-    """Build a message of ``type_name`` with ``fields`` (uint8 arrays are copied as bytes)."""
+    """
+    Build a message of ``type_name`` with ``fields``, each in the form rclpy accepts.
+
+    Numpy arrays in sequence fields become lists (``array('B')`` for bytes), so messages
+    pass rclpy's field checks (``ROS_PYTHON_CHECK_FIELDS=1``); see
+    ``conversions.field_types``.
+    """
     cls = message_class(type_name)
     message = cls()
-    types = cls.get_fields_and_field_types()
-    for name, value in fields.items():
-        if isinstance(value, np.ndarray) and types[name] == 'sequence<uint8>':
-            value = array.array('B', value.tobytes())
+    for name, value in rclpy_fields(fields, cls.get_fields_and_field_types()).items():
         setattr(message, name, value)
     return message

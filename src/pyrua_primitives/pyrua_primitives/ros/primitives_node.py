@@ -11,7 +11,6 @@ wait on joint states, TF, camera frames and controller results never blocks the 
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 from pyrua_primitives.cancel import CancelToken
@@ -20,7 +19,7 @@ from pyrua_primitives.library import PrimitiveLibrary
 import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
 from .config import PrimitivesNodeConfig
@@ -28,6 +27,7 @@ from .goal_execution import execute_goal
 from .messages import interface_class, make
 from .names import action_name
 from .params import config_from_node
+from .rclpy_version import require_supported_rclpy
 from .ros_station import RosStation
 
 
@@ -38,7 +38,8 @@ class PrimitivesNode(Node):
         super().__init__('primitives_node')
         self.config = config_from_node(self, PrimitivesNodeConfig)
         self._group = ReentrantCallbackGroup()
-        self._station = RosStation(self, self.config.station, self._group)
+        self._station = RosStation(self, self.config.station, self._group,
+                                   tf_frames_service=True)
         self._primitives = PrimitiveLibrary(self._station, self.config.library).primitives()
         self._tokens: dict[bytes, CancelToken] = {}
         served = sorted({spec.action for name, spec in ACTIONS.items()
@@ -103,6 +104,7 @@ class PrimitivesNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Run ``primitives_node`` until shutdown."""
+    require_supported_rclpy()  # before init: refuse rclpy releases with broken actions
     rclpy.init(args=args)
     node = None
     try:
@@ -112,8 +114,6 @@ def main(args: list[str] | None = None) -> None:
         executor.spin()
     except KeyboardInterrupt:
         pass
-    except ExternalShutdownException:
-        sys.exit(1)
     finally:
         if node is not None:
             node.destroy()

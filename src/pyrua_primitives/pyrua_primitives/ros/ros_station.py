@@ -3,8 +3,9 @@
 
 Joint state from ``/joint_states``; joint motion through ``control_msgs``
 FollowJointTrajectory and the grippers through ParallelGripperCommand (or GripperCommand, by
-``station.gripper_interface``; ros2_control controllers, or the twin's sim node); camera frames from ``image_raw`` + ``camera_info`` subscribed with
-sensor-data QoS only while a frame is requested; camera and arm-base poses from TF. All
+``station.gripper_interface``; ros2_control controllers, or the twin's sim node); camera
+frames from ``image_raw`` + ``camera_info`` subscribed with sensor-data QoS only while a frame
+is requested; camera and arm-base poses from TF. All
 translation is done by the ROS-free ``pyrua_primitives.conversions``.
 
 The owning node must be spun by a MultiThreadedExecutor in another thread than the caller
@@ -30,7 +31,7 @@ from pyrua_primitives.conversions.control import (
     trajectory_to_message,
 )
 from pyrua_primitives.conversions.images import image_to_depth, image_to_rgb
-from pyrua_primitives.conversions.joint_states import joint_state_from_message
+from pyrua_primitives.conversions.joint_states import joint_state_from_message, station_time_s
 from pyrua_primitives.conversions.stamps import stamp_to_s
 from pyrua_primitives.conversions.transforms import transform_to_matrix
 from pyrua_primitives.errors import PrimitiveError
@@ -72,10 +73,13 @@ class RosStation:
     :param node: the node that owns the subscriptions and clients.
     :param config: topics, action names, frames and timeouts.
     :param callback_group: group for every callback (default: a new reentrant group).
+    :param tf_frames_service: offer TF's ``tf2_frames`` debugging service from ``node``; one
+        node per namespace may (the primitives node), else the names collide.
     """
 
     def __init__(self, node: Node, config: RosStationConfig | None = None,
-                 callback_group: ReentrantCallbackGroup | None = None) -> None:
+                 callback_group: ReentrantCallbackGroup | None = None, *,
+                 tf_frames_service: bool = False) -> None:
         self._node = node
         self.config = config or RosStationConfig()
         self._group = callback_group or ReentrantCallbackGroup()
@@ -86,7 +90,7 @@ class RosStation:
         self._joint_sub = node.create_subscription(
             JointStateMsg, self.config.joint_states_topic, self._on_joint_states,
             qos_profile_sensor_data, callback_group=self._group)
-        self._tf = Buffer(node=node)
+        self._tf = Buffer(node=node) if tf_frames_service else Buffer()
         self._tf_listener = TransformListener(self._tf, node)
         self._trajectory = {arm: self._client(FollowJointTrajectory,
                                               self.config.trajectory_action.format(arm=arm))
@@ -147,8 +151,14 @@ class RosStation:
         return self.config.table_height_m
 
     def time_s(self) -> float:
-        """Return the node clock (sim time when ``use_sim_time`` is set), seconds."""
-        return self._node.get_clock().now().nanoseconds * 1e-9
+        """
+        Return the station clock: the stamp of the latest joint state, seconds.
+
+        The driver's (or the twin's simulated) time, whatever this node's ``use_sim_time``:
+        ``robo.wait`` on a faster-than-real-time twin reports the twin's seconds.
+        """
+        now = self._node.get_clock().now().nanoseconds * 1e-9
+        return station_time_s(self._latest_joints(), now)
 
     # --- motion -----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from pyrua_primitives.ros.config import RosStationConfig
 from pyrua_primitives.station import GripperResult
 import pytest
 
+
 @pytest.fixture(scope='module')
 def control(typestore):
     from rosbags.typesys import get_types_from_msg
@@ -61,8 +62,8 @@ def test_results_round_trip_to_the_same_width(control, interface, action):
     make = rosbags_factory(control)
     held = GripperResult(False, 'stalled on an object', 0.031, True, 0.8)
     type_name = f'control_msgs/action/{action}_Result'
-    message = _cdr(control, make(type_name, **gripper_result_fields(interface, 'left', held,
-                                                                   make)), type_name)
+    fields = gripper_result_fields(interface, 'left', held, make)
+    message = _cdr(control, make(type_name, **fields), type_name)
     width = gripper_result_width(interface, message)
     assert width == pytest.approx(0.031)
     outcome = gripper_outcome(STATUS_SUCCEEDED, width, message.stalled, message.reached_goal,

@@ -1,4 +1,4 @@
-"""JointState, JointTrajectory and TF conversions, through CDR (grippers: test_gripper_interfaces)."""
+"""JointState, JointTrajectory, station time and TF conversions, through CDR."""
 
 import numpy as np
 from pyrua_primitives import JointState, TrajectoryResult
@@ -120,3 +120,14 @@ def test_pose_tuples_round_trip_and_refuse_bad_lengths(typestore, make):
     assert pose_to_tuple(tuple_to_pose((1, 2, 3), make))[3:] == (1.0, 0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match='pose of 4 numbers'):
         tuple_to_pose((1, 2, 3, 4), make)
+
+
+def test_station_time_is_the_joint_state_stamp_not_the_reader_clock(make):
+    from pyrua_primitives.conversions.joint_states import station_time_s
+
+    state = JointState(arm='left', positions_rad=np.zeros(6), velocities_rad_s=np.zeros(6),
+                       gripper_width_m=0.0, stamp_s=0.0)
+    stamped = joint_states_to_message([state], 12.5, make)
+    assert station_time_s(stamped, fallback_s=1e9) == pytest.approx(12.5)
+    unstamped = joint_states_to_message([state], 0.0, make)
+    assert station_time_s(unstamped, fallback_s=3.0) == 3.0

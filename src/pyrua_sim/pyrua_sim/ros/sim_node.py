@@ -13,7 +13,6 @@ translation is in ``pyrua_primitives.conversions``; the evaluator side is ``Twin
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 from control_msgs.action import FollowJointTrajectory, GripperCommand, ParallelGripperCommand
@@ -37,12 +36,13 @@ from pyrua_primitives.conversions.transforms import (
 from pyrua_primitives.ros import names
 from pyrua_primitives.ros.messages import interface_class, make
 from pyrua_primitives.ros.params import config_from_node
+from pyrua_primitives.ros.rclpy_version import require_supported_rclpy
 from pyrua_primitives.station import ARMS, CAMERAS
 from pyrua_sim.twin import load_twin
 import rclpy
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
@@ -273,6 +273,7 @@ class SimNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Run ``sim_node`` until shutdown."""
+    require_supported_rclpy()  # before init: refuse rclpy releases with broken actions
     rclpy.init(args=args)
     node = None
     try:
@@ -282,8 +283,6 @@ def main(args: list[str] | None = None) -> None:
         executor.spin()
     except KeyboardInterrupt:
         pass
-    except ExternalShutdownException:
-        sys.exit(1)
     finally:
         if node is not None:
             node.destroy()
