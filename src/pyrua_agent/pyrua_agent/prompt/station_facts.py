@@ -10,9 +10,8 @@ another table gets its own numbers.
 from __future__ import annotations
 
 import numpy as np
-from pyrua_primitives.kinematics import arx_x5
 from pyrua_primitives.kinematics.top_down import planar_shapes
-from pyrua_primitives.station import ARMS, CAMERAS, Station
+from pyrua_primitives.station import Station, station_arms, station_cameras
 
 REACH_HEIGHTS_M = (0.02, 0.05, 0.08, 0.10)
 """Heights above the table at which the top-down reach band is stated."""
@@ -39,10 +38,10 @@ def reach_band_m(height_above_base_m: float) -> tuple[float, float] | None:
     return (float(min(distances)), float(max(distances))) if distances else None
 
 
-def _reach_lines(station: Station) -> list[str]:
+def _reach_lines(station: Station, arms: tuple[str, ...]) -> list[str]:
     table_z = station.table_height_m()
     bands = []
-    for arm in ARMS:
+    for arm in arms:
         base_z = float(station.arm_base(arm).world_from_base[2, 3])
         for height in REACH_HEIGHTS_M:
             band = reach_band_m(table_z + height - base_z)
@@ -51,7 +50,7 @@ def _reach_lines(station: Station) -> list[str]:
     for height in REACH_HEIGHTS_M:
         per_arm = {arm: band for arm, h, band in bands if h == height}
         if len(set(per_arm.values())) == 1:
-            band = per_arm[ARMS[0]]
+            band = per_arm[arms[0]]
             text = 'nothing' if band is None else f'{band[0]:.2f}-{band[1]:.2f} m'
         else:
             text = '; '.join(f'{arm} ' + ('nothing' if b is None else f'{b[0]:.2f}-{b[1]:.2f} m')
@@ -68,14 +67,15 @@ def station_facts(station: Station) -> str:
     :returns: table height, arm bases and facing, cameras, top-down reach and gripper.
     """
     table_z = station.table_height_m()
+    arms, cameras = station_arms(station), station_cameras(station)
     lines = [f'- The table top is at z = {table_z:.3f} m.']
     bases = []
-    for arm in ARMS:
+    for arm in arms:
         pose = station.arm_base(arm).world_from_base
         bases.append(f'the {arm} arm base at {_xyz(pose[:3, 3])} facing '
                      f'{_axis_name(pose[:3, 0])}')
     lines.append('- Arms: ' + '; '.join(bases) + '.')
-    for camera in CAMERAS:
+    for camera in cameras:
         model = station.camera_model(camera)
         if camera.endswith('_wrist'):
             lines.append(f'- Camera {camera!r} is on the {camera.split("_")[0]} wrist and '
@@ -85,8 +85,14 @@ def station_facts(station: Station) -> str:
         lines.append(f'- Camera {camera!r} is at {_xyz(model.position_m)} looking '
                      f'{_axis_name(model.forward)}; image right is world '
                      f'{_axis_name(right)}.')
-    lines.append('- Pointing straight down, the gripper reaches these horizontal distances '
-                 "from its arm's base: " + '; '.join(_reach_lines(station)) + '.')
-    lines.append(f'- The gripper opens to at most {arx_x5.GRIPPER_MAX_WIDTH_M:.3f} m between '
-                 'the finger pads.')
+    if hasattr(station, 'tcp_pose'):  # a CartesianArm station: not the ARX-X5's reach
+        lines.append('- The arm plans its own motions; a target it cannot reach is refused '
+                     'with the reason.')
+    else:
+        lines.append('- Pointing straight down, the gripper reaches these horizontal '
+                     "distances from its arm's base: " + '; '.join(_reach_lines(station, arms))
+                     + '.')
+    widths = {station.joint_limits(arm).gripper_max_width_m for arm in arms}
+    lines.append(f'- The gripper opens to at most {max(widths):.3f} m between the finger '
+                 'pads.')
     return '\n'.join(lines)

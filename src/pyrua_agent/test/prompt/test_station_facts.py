@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 from pyrua_agent.prompt import system_prompt
 from pyrua_agent.prompt.station_facts import station_facts
-from pyrua_primitives.station import ArmBase, CameraIntrinsics, CameraModel
+from pyrua_primitives.station import ArmBase, CameraIntrinsics, CameraModel, JointLimits
 
 
 @dataclass
@@ -16,6 +16,7 @@ class TableStation:
     base_y: float = -0.45
     base_z: float = 0.765
     head_z: float = 1.308
+    gripper_max_m: float = 0.088
 
     def table_height_m(self):
         return self.table_z
@@ -25,6 +26,10 @@ class TableStation:
         pose[:3, :3] = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]  # faces +y
         pose[:3, 3] = (-0.3 if arm == 'left' else 0.3, self.base_y, self.base_z)
         return ArmBase(arm, pose)
+
+    def joint_limits(self, arm):
+        return JointLimits(lower_rad=np.full(6, -1.0), upper_rad=np.full(6, 1.0),
+                           max_velocity_rad_s=np.ones(6), gripper_max_width_m=self.gripper_max_m)
 
     def camera_model(self, camera):
         pose = np.eye(4)
@@ -51,7 +56,8 @@ def test_prompt_states_the_measured_table_bases_cameras_reach_and_gripper():
 
 def test_changing_the_station_changes_the_prompt():
     base = _prompt(TableStation())
-    raised = _prompt(TableStation(table_z=0.80, base_y=-0.50, head_z=1.40))
+    raised = _prompt(TableStation(table_z=0.80, base_y=-0.50, head_z=1.40, gripper_max_m=0.1))
+    assert 'at most 0.100 m between the finger pads' in raised
     assert '- The table top is at z = 0.800 m.' in raised and '0.765 m.' not in raised
     assert 'the left arm base at (-0.30, -0.50, 0.765)' in raised
     assert 'at (0.00, -0.41, 1.400)' in raised
