@@ -88,6 +88,9 @@ elif [ "$with_test" = 1 ]; then
   "${pip[@]}" --use-pep517 -e "src/pyrua_primitives[sam3]"
   say "installing the ray extra for the pyrua eval --executor ray tests"
   "${pip[@]}" --use-pep517 -e "src/pyrua_agent[ray]"
+  # The training tests (pyrua train) need trl and accelerate on top of torch/transformers.
+  say "installing the train extra (trl, accelerate) for the training tests"
+  "${pip[@]}" --use-pep517 -e "src/pyrua_agent[train]"
 fi
 
 # --- check rendering -------------------------------------------------------------------

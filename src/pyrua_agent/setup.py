@@ -39,6 +39,8 @@ setup(
         # pyrua eval --executor ray (about 80 MB; setup.sh --test installs it for the tests).
         'ray': ['ray>=2.9'],
         'test': ['pytest>=8'],
+        # GRPO training (pyrua train): the policy, its optimizer and TRL's GRPO pieces.
+        'train': ['torch>=2.4', 'transformers>=4.56', 'trl>=0.23', 'accelerate>=1.4'],
     },
     zip_safe=False,
     maintainer='PyRUA-Lean developers',

@@ -33,6 +33,11 @@ ANALYZE_EXAMPLE = """examples:
   pyrua analyze evals/code_vs_tools                  # writes evals/code_vs_tools/analysis/
   pyrua analyze evals/code evals/tools --out report/  # several runs together
 """
+TRAIN_EXAMPLE = """examples:
+  pyrua train spec.yaml --out runs/train1            # GRPO on the code interface (README)
+  pyrua train spec.yaml --out runs/train1 --resume   # continue from the last checkpoint
+  pyrua train --plot runs/train1                     # write runs/train1/curve.svg
+"""
 VIEW_EXAMPLE = """examples:
   pyrua view --task pick_place --seed 0 --layouts 0 1 2 --out views/
   pyrua view --task sort_by_color --seed 0 --layouts 0-9 --sheet --out views/
@@ -132,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='HTML file to write (default: report.html in the episode folder)')
 
     commands.add_parser('tasks', help='list the built-in tasks and the benchmark suites')
+    _add_train_parser(commands)
 
     evaluate = commands.add_parser(
         'eval', help='run a spec of episodes (tasks x seeds x layouts x interfaces), '
@@ -326,6 +332,46 @@ def _tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_train_parser(commands) -> None:
+    train = commands.add_parser(
+        'train', help='train an open model with GRPO on code-agent episodes',
+        epilog=TRAIN_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    train.add_argument('spec', type=Path, nargs='?', help='training spec (YAML)')
+    train.add_argument('--out', type=Path, help='run folder: config, logs, checkpoints')
+    train.add_argument('--resume', action='store_true',
+                       help='continue the run in --out from its latest checkpoint')
+    train.add_argument('--plot', type=Path, metavar='RUN',
+                       help='write RUN/curve.svg from RUN/train_log.jsonl and exit')
+
+
+def _train(args: argparse.Namespace) -> int:
+    from .training import load_train_config, train, TrainingError, write_curve
+
+    if args.plot is not None:
+        print(write_curve(args.plot, args.plot / 'curve.svg'))
+        return 0
+    if args.spec is None or args.out is None:
+        raise ValueError('pyrua train needs SPEC.yaml and --out DIR (or --plot RUN)')
+    config = load_train_config(args.spec)
+    print(f'pyrua train: {config.model}, {len(config.instance_keys())} instances, '
+          f'{config.iterations} iterations of {config.episodes_per_iteration} episodes -> '
+          f'{args.out}')
+
+    def show(record: dict) -> None:
+        print(f"iteration {record['iteration']}: mean reward {record['mean_reward']:.3f}, "
+              f"loss {record['loss']:.4g}, {record['tokens_generated']} tokens, "
+              f"{record['groups_dropped']} groups dropped, episodes {record['episode_s']:.0f} s, "
+              f"optimizer {record['optimizer_s']:.0f} s", flush=True)
+
+    try:
+        train(config, args.out, resume=args.resume, on_iteration=show)
+    except TrainingError as exc:
+        print(f'pyrua train: error: {exc}', file=sys.stderr)
+        return 2
+    print(f'checkpoints: {args.out}/checkpoints/  log: {args.out}/train_log.jsonl')
+    return 0
+
+
 def _view(args: argparse.Namespace) -> int:
     from pyrua_sim.view import contact_sheet, render_views
 
@@ -345,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
     handlers = {'analyze': _analyze, 'eval': _eval, 'replay': _replay, 'report': _report,
-                'run': _run, 'tasks': _tasks, 'view': _view}
+                'run': _run, 'tasks': _tasks, 'train': _train, 'view': _view}
     try:
         return handlers[args.command](args)
     except (KeyError, ValueError, FileNotFoundError, MissingDependency) as exc:

@@ -1,0 +1,207 @@
+"""
+The policy under training: a local Hugging Face causal LM, its sampler and its log-probs.
+
+``LocalPolicy`` loads a model folder by path (``local_files_only``: nothing is downloaded),
+renders chat requests with the model's own chat template, samples completions token by token
+with a per-episode ``torch.Generator`` (so an episode's tokens depend only on its seed and the
+weights, whatever else runs in parallel), and records each sampled token's log-probability
+under the sampling distribution (``log_softmax(logits / temperature)``). ``token_logprobs``
+recomputes the same quantity with gradients for the loss, using TRL's
+``selective_log_softmax``.
+
+torch, transformers and trl are the ``train`` extra: ``pip install 'pyrua_agent[train]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+import inspect
+from pathlib import Path
+from typing import Any
+
+from pyrua_primitives.errors import MissingDependency
+
+from .chat import template_messages
+
+DTYPES = ('auto', 'float32', 'bfloat16', 'float16')
+
+
+def require_training_stack() -> None:
+    """
+    Check that torch, transformers and trl import.
+
+    :raises MissingDependency: naming the pip command of the train extra.
+    """
+    missing = []
+    for module in ('torch', 'transformers', 'trl'):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        raise MissingDependency(f'pyrua train needs {", ".join(missing)} vs not installed; '
+                                "pip install 'pyrua_agent[train]'")
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """
+    One sampled completion: the exact prompt and generated token ids and their log-probs.
+
+    :param prompt_ids: the rendered prompt's tokens.
+    :param completion_ids: every generated token, the end-of-turn token included.
+    :param logprobs: the sampling log-probability of each generated token.
+    :param finish_reason: ``'stop'`` (end-of-turn token) or ``'length'`` (token cap).
+    """
+
+    prompt_ids: tuple[int, ...]
+    completion_ids: tuple[int, ...]
+    logprobs: tuple[float, ...]
+    finish_reason: str
+
+    def __repr__(self) -> str:
+        return (f'Completion({len(self.prompt_ids)} prompt + {len(self.completion_ids)} '
+                f'generated tokens, {self.finish_reason})')
+
+
+class LocalPolicy:
+    """
+    A causal LM from a local folder, with its tokenizer and chat template.
+
+    :param path: the model folder (``config.json``, weights, tokenizer files).
+    :param device: ``'auto'`` (CUDA when available), ``'cpu'`` or ``'cuda'``/``'cuda:N'``.
+    :param dtype: ``'auto'`` (bfloat16 on CUDA, float32 on CPU) or one of ``DTYPES``.
+    :param temperature: sampling temperature (also used for the training log-probs).
+    :param gradient_checkpointing: trade compute for memory in the training forward pass.
+    :raises FileNotFoundError: when ``path`` is not a model folder.
+    """
+
+    def __init__(self, path: str | Path, *, device: str = 'auto', dtype: str = 'auto',
+                 temperature: float = 1.0, gradient_checkpointing: bool = False) -> None:
+        require_training_stack()
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.path = Path(path)
+        if not (self.path / 'config.json').is_file():
+            raise FileNotFoundError(f'model path {str(self.path)!r} has no config.json vs a '
+                                    'Hugging Face model folder; give the local folder of the '
+                                    'model (nothing is downloaded)')
+        if dtype not in DTYPES:
+            raise ValueError(f'dtype {dtype!r} vs {DTYPES}')
+        if device == 'auto':
+            device = 'cuda' if torch.cuda.is_available() else 'cpu'
+        if dtype == 'auto':
+            dtype = 'bfloat16' if device.startswith('cuda') else 'float32'
+        self.device = torch.device(device)
+        self.temperature = temperature
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        if not self.tokenizer.chat_template:
+            raise ValueError(f'tokenizer of {str(self.path)!r} has no chat template vs '
+                             'required to render the planner\'s messages; use an instruct '
+                             'model folder')
+        self.model = AutoModelForCausalLM.from_pretrained(
+            self.path, local_files_only=True, dtype=getattr(torch, dtype)).to(self.device)
+        self.model.eval()
+        if gradient_checkpointing:
+            self.model.gradient_checkpointing_enable()
+        self.stop_ids = self._stop_ids()
+        # transformers 5.x renamed the key-value cache argument from past_key_values to cache.
+        forward = inspect.signature(self.model.forward).parameters
+        self._cache_name = 'cache' if 'cache' in forward else 'past_key_values'
+        self.max_positions = int(getattr(self.model.config, 'max_position_embeddings', 0)
+                                 or 1 << 30)
+
+    def __repr__(self) -> str:
+        params = sum(p.numel() for p in self.model.parameters())
+        return (f'LocalPolicy({self.path.name!r}, {params / 1e6:.1f} M params, '
+                f'{self.device}, T={self.temperature:g})')
+
+    def _stop_ids(self) -> frozenset[int]:
+        ids = set()
+        for source in (self.model.generation_config.eos_token_id,
+                       self.tokenizer.eos_token_id):
+            if isinstance(source, int):
+                ids.add(source)
+            elif source:
+                ids.update(source)
+        if not ids:
+            raise ValueError(f'model {str(self.path)!r} defines no end-of-sequence token vs '
+                             'required to end a turn; set eos_token_id in its config')
+        return frozenset(ids)
+
+    def render(self, messages: Sequence[Mapping[str, Any]],
+               tools: Sequence[Mapping[str, Any]] | None = None) -> list[int]:
+        """Return the prompt tokens of a chat request, ready for the assistant's turn."""
+        text = self.tokenizer.apply_chat_template(
+            template_messages(messages), tools=list(tools) if tools else None,
+            add_generation_prompt=True, tokenize=False)
+        return list(self.tokenizer(text, add_special_tokens=False)['input_ids'])
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Return the text of generated tokens, without the end-of-turn token."""
+        kept = [i for i in ids if i not in self.stop_ids]
+        return self.tokenizer.decode(kept, skip_special_tokens=False)
+
+    def sample(self, prompt_ids: Sequence[int], max_new_tokens: int, generator: Any) -> Completion:
+        """
+        Sample one completion token by token, with a key-value cache.
+
+        :param prompt_ids: the rendered prompt.
+        :param max_new_tokens: the most tokens to generate.
+        :param generator: the episode's ``torch.Generator`` (on the model's device).
+        :returns: the completion with each token's sampling log-prob.
+        """
+        import torch
+
+        ids: list[int] = []
+        logprobs: list[float] = []
+        finish = 'length'
+        with torch.no_grad():
+            step_input = torch.tensor([list(prompt_ids)], device=self.device)
+            cache = None
+            for _ in range(max_new_tokens):
+                out = self.model(input_ids=step_input, use_cache=True,
+                                 **{self._cache_name: cache})
+                cache = getattr(out, self._cache_name)
+                logp = torch.log_softmax(out.logits[0, -1].float() / self.temperature, dim=-1)
+                token = torch.multinomial(logp.exp(), 1, generator=generator)
+                ids.append(int(token))
+                logprobs.append(float(logp[token]))
+                if ids[-1] in self.stop_ids:
+                    finish = 'stop'
+                    break
+                step_input = token.view(1, 1)
+        return Completion(tuple(prompt_ids), tuple(ids), tuple(logprobs), finish)
+
+    def generator(self, seed: int) -> Any:
+        """Return a ``torch.Generator`` on the model's device seeded with ``seed``."""
+        import torch
+
+        generator = torch.Generator(device=self.device)
+        generator.manual_seed(seed)
+        return generator
+
+
+def token_logprobs(policy: LocalPolicy, prompt_ids: Sequence[int],
+                   completion_ids: Sequence[int]) -> Any:
+    """
+    Return the log-prob of each generated token under the current weights, with gradients.
+
+    One sequence per forward pass (no padding), and logits only for the generated positions
+    (``logits_to_keep``), so a long multi-turn prompt costs no vocabulary-sized activations.
+
+    :param policy: the policy (its temperature scales the logits, as in sampling).
+    :param prompt_ids: the call's prompt tokens.
+    :param completion_ids: the tokens the policy generated for it.
+    :returns: a 1-D float tensor aligned with ``completion_ids``.
+    """
+    import torch
+    from trl.trainer.utils import selective_log_softmax
+
+    tokens = torch.tensor([list(prompt_ids) + list(completion_ids)], device=policy.device)
+    keep = len(completion_ids) + 1
+    logits = policy.model(input_ids=tokens, logits_to_keep=keep).logits
+    logits = logits[:, :-1].float() / policy.temperature
+    return selective_log_softmax(logits, tokens[:, -len(completion_ids):])[0]
