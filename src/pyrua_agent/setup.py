@@ -7,7 +7,8 @@ setup(
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
     package_data={package_name: ['prices.yaml', 'programs/*.py', 'programs/libero/*.py',
-                                 'prompt/*.md', 'prompt/*.txt', 'evaluation/specs/*.yaml']},
+                                 'prompt/*.md', 'prompt/*.txt', 'evaluation/specs/*.yaml',
+                                 'training/*.jinja']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),

@@ -23,7 +23,6 @@ from typing import Any
 
 from pyrua_primitives.naming import unknown_name
 
-WORLDS = ('toy', 'twin')
 ENGINES = ('transformers',)
 DEVICES = ('auto', 'cpu', 'cuda')
 
@@ -59,7 +58,8 @@ class TrainConfig:
 
     :param model: local folder of the policy (Hugging Face format); nothing is downloaded.
     :param tasks: training tasks; each with each layout is one instance.
-    :param world: ``'twin'`` (the MuJoCo station) or ``'toy'`` (the button panel).
+    :param world: a world of ``pyrua_agent.episode.WORLDS``: ``'twin'`` (the MuJoCo
+        station) or ``'toy'`` (the button panel of ``training.toy``).
     :param seed: layout seed of the instances.
     :param layouts: layout indices (``'0-14'``, ``[0, 3]``).
     :param iterations: training iterations.
@@ -78,7 +78,9 @@ class TrainConfig:
     :param temperature: sampling temperature of rollouts.
     :param engine: the rollout engine, one of ``ENGINES``.
     :param device: ``'auto'``, ``'cpu'`` or ``'cuda'``.
-    :param dtype: ``'auto'``, ``'float32'``, ``'bfloat16'`` or ``'float16'``.
+    :param dtype: the weights' dtype (float32: Adam at 1e-6 needs it).
+    :param compute_dtype: forward passes under autocast: ``'auto'`` is bfloat16 on CUDA and
+        float32 on CPU.
     :param gradient_checkpointing: recompute activations in the backward pass (long episodes
         on one GPU).
     :param parallel_episodes: episodes played at the same time.
@@ -113,7 +115,8 @@ class TrainConfig:
     temperature: float = 1.0
     engine: str = 'transformers'
     device: str = 'auto'
-    dtype: str = 'auto'
+    dtype: str = 'float32'
+    compute_dtype: str = 'auto'
     gradient_checkpointing: bool = False
     parallel_episodes: int = 4
     max_group_attempts: int = 3
@@ -128,13 +131,23 @@ class TrainConfig:
         object.__setattr__(self, 'layouts', parse_layouts(self.layouts))
         object.__setattr__(self, 'adam_betas', tuple(self.adam_betas))
         if not self.model:
-            raise ValueError("model '' vs the local folder of the policy; e.g. "
-                             "model: /models/Qwen3-4B-Instruct")
+            raise ValueError("model '' vs the local folder of the policy; e.g. model: "
+                             '/models/Qwen3-4B-Instruct')
         if not self.tasks:
             raise ValueError('tasks [] vs at least one training task')
-        for name, options in (('world', WORLDS), ('engine', ENGINES)):
+        from ..episode import SANDBOX_MODES, WORLDS
+        from . import toy  # noqa: F401  (registers WORLDS['toy'])
+
+        for name, options in (('world', WORLDS), ('engine', ENGINES),
+                              ('sandbox', SANDBOX_MODES)):
             if getattr(self, name) not in options:
                 raise ValueError(unknown_name(name, getattr(self, name), options))
+        from .policy import COMPUTE_DTYPES, DTYPES
+
+        if self.dtype not in DTYPES:
+            raise ValueError(unknown_name('dtype', self.dtype, DTYPES))
+        if self.compute_dtype not in COMPUTE_DTYPES:
+            raise ValueError(unknown_name('compute_dtype', self.compute_dtype, COMPUTE_DTYPES))
         if not (self.device in DEVICES or self.device.startswith('cuda:')):
             raise ValueError(unknown_name('device', self.device, DEVICES))
         for name in ('iterations', 'instances_per_iteration', 'rollouts_per_instance',

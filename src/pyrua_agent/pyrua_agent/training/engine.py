@@ -144,7 +144,8 @@ class RolloutEngine:
             return f"n={body['n']} vs 1; the rollout engine samples one choice per request"
         temperature = body.get('temperature')
         if temperature is not None and temperature != self.policy.temperature:
-            return (f'temperature {temperature} vs the policy\'s {self.policy.temperature}; '
+            return (f'temperature {temperature} vs the policy temperature '
+                    f'{self.policy.temperature}; '
                     'the trainer sets the sampling temperature (leave it unset)')
         return ''
 

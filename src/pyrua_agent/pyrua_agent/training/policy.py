@@ -24,7 +24,8 @@ from pyrua_primitives.errors import MissingDependency
 
 from .chat import template_messages
 
-DTYPES = ('auto', 'float32', 'bfloat16', 'float16')
+DTYPES = ('float32', 'bfloat16', 'float16')
+COMPUTE_DTYPES = ('auto', *DTYPES)
 
 
 def require_training_stack() -> None:
@@ -71,14 +72,20 @@ class LocalPolicy:
 
     :param path: the model folder (``config.json``, weights, tokenizer files).
     :param device: ``'auto'`` (CUDA when available), ``'cpu'`` or ``'cuda'``/``'cuda:N'``.
-    :param dtype: ``'auto'`` (bfloat16 on CUDA, float32 on CPU) or one of ``DTYPES``.
+    :param dtype: the weights' dtype, one of ``DTYPES``. Keep float32 for training: Adam at
+        1e-6 moves a weight by far less than bfloat16 can represent, so bfloat16 weights would
+        not change at all.
+    :param compute_dtype: the forward passes' dtype through ``torch.autocast``: ``'auto'``
+        (bfloat16 on CUDA, the weights' dtype on CPU) or one of ``DTYPES``; sampling and the
+        training log-probs use the same one.
     :param temperature: sampling temperature (also used for the training log-probs).
     :param gradient_checkpointing: trade compute for memory in the training forward pass.
     :raises FileNotFoundError: when ``path`` is not a model folder.
     """
 
-    def __init__(self, path: str | Path, *, device: str = 'auto', dtype: str = 'auto',
-                 temperature: float = 1.0, gradient_checkpointing: bool = False) -> None:
+    def __init__(self, path: str | Path, *, device: str = 'auto', dtype: str = 'float32',
+                 compute_dtype: str = 'auto', temperature: float = 1.0,
+                 gradient_checkpointing: bool = False) -> None:
         require_training_stack()
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -90,16 +97,20 @@ class LocalPolicy:
                                     'model (nothing is downloaded)')
         if dtype not in DTYPES:
             raise ValueError(f'dtype {dtype!r} vs {DTYPES}')
+        if compute_dtype not in COMPUTE_DTYPES:
+            raise ValueError(f'compute_dtype {compute_dtype!r} vs {COMPUTE_DTYPES}')
         if device == 'auto':
             device = 'cuda' if torch.cuda.is_available() else 'cpu'
-        if dtype == 'auto':
-            dtype = 'bfloat16' if device.startswith('cuda') else 'float32'
+        if compute_dtype == 'auto':
+            compute_dtype = 'bfloat16' if device.startswith('cuda') else dtype
         self.device = torch.device(device)
+        self.compute_dtype = getattr(torch, compute_dtype)
+        self.autocast = compute_dtype != dtype
         self.temperature = temperature
         self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
         if not self.tokenizer.chat_template:
             raise ValueError(f'tokenizer of {str(self.path)!r} has no chat template vs '
-                             'required to render the planner\'s messages; use an instruct '
+                             'required to render the planner messages; use an instruct '
                              'model folder')
         self.model = AutoModelForCausalLM.from_pretrained(
             self.path, local_files_only=True, dtype=getattr(torch, dtype)).to(self.device)
@@ -115,7 +126,7 @@ class LocalPolicy:
 
     def __repr__(self) -> str:
         params = sum(p.numel() for p in self.model.parameters())
-        return (f'LocalPolicy({self.path.name!r}, {params / 1e6:.1f} M params, '
+        return (f'LocalPolicy({self.path.name!r}, {params:,} params, '
                 f'{self.device}, T={self.temperature:g})')
 
     def _stop_ids(self) -> frozenset[int]:
@@ -158,7 +169,7 @@ class LocalPolicy:
         ids: list[int] = []
         logprobs: list[float] = []
         finish = 'length'
-        with torch.no_grad():
+        with torch.no_grad(), self.compute():
             step_input = torch.tensor([list(prompt_ids)], device=self.device)
             cache = None
             for _ in range(max_new_tokens):
@@ -174,6 +185,13 @@ class LocalPolicy:
                     break
                 step_input = token.view(1, 1)
         return Completion(tuple(prompt_ids), tuple(ids), tuple(logprobs), finish)
+
+    def compute(self) -> Any:
+        """Return the autocast context of forward passes (a no-op when dtypes agree)."""
+        import torch
+
+        return torch.autocast(device_type=self.device.type, dtype=self.compute_dtype,
+                              enabled=self.autocast)
 
     def generator(self, seed: int) -> Any:
         """Return a ``torch.Generator`` on the model's device seeded with ``seed``."""
@@ -202,6 +220,7 @@ def token_logprobs(policy: LocalPolicy, prompt_ids: Sequence[int],
 
     tokens = torch.tensor([list(prompt_ids) + list(completion_ids)], device=policy.device)
     keep = len(completion_ids) + 1
-    logits = policy.model(input_ids=tokens, logits_to_keep=keep).logits
+    with policy.compute():
+        logits = policy.model(input_ids=tokens, logits_to_keep=keep).logits
     logits = logits[:, :-1].float() / policy.temperature
     return selective_log_softmax(logits, tokens[:, -len(completion_ids):])[0]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import logging
 import random
 import time
+from typing import Any
 
 from .config import TrainConfig
 from .engine import RolloutEngine
@@ -74,13 +75,19 @@ def episode_seed(train_seed: int, episode_id: str) -> int:
     return random.Random(f'{train_seed}/{episode_id}').getrandbits(62)
 
 
-def _play(config: TrainConfig, instance: tuple[str, int], endpoint_url: str,
-          runs_dir: str) -> tuple[str, str, bool, int]:
-    """Play one episode; return ``(end_reason, detail, success, cells)``."""
+def episode_spec(config: TrainConfig, instance: tuple[str, int], endpoint_url: str,
+                 runs_dir: str) -> Any:
+    """
+    Return the ``EpisodeSpec`` of one training episode: the evaluation episode, plus budgets.
+
+    :param config: the run's settings.
+    :param instance: ``(task, layout)``.
+    :param endpoint_url: the engine's base URL of this episode.
+    :param runs_dir: the recording folder (used when ``config.record``).
+    """
     from ..budgets import BudgetConfig
-    from ..episode import run_episode
+    from ..episode import EpisodeSpec
     from ..llm import EndpointConfig
-    from ..planners import make_planner
 
     task, layout = instance
     budgets = BudgetConfig(max_cells=config.max_cells, max_llm_calls=config.max_llm_calls,
@@ -88,23 +95,9 @@ def _play(config: TrainConfig, instance: tuple[str, int], endpoint_url: str,
     endpoint = EndpointConfig(base_url=endpoint_url, model='policy',
                               max_retries=config.endpoint_retries, backoff_initial_s=0.5,
                               timeout_s=max(600.0, config.wall_clock_s))
-    if config.world == 'toy':
-        from .toy import toy_world
-
-        world, _ = toy_world(layout)
-        close = None
-    else:
-        from ..world import open_twin_world
-
-        world, twin = open_twin_world(task, config.seed, layout)
-        close = twin.close
-    try:
-        planner = make_planner('code', primitives=world.primitives, endpoint=endpoint)
-        result = run_episode(world, planner, budgets=budgets)
-    finally:
-        if close is not None:
-            close()
-    return result.end_reason, result.end_detail, result.success, result.cells
+    return EpisodeSpec(task=task, seed=config.seed, layout=layout, world=config.world,
+                       planner='code', endpoint=endpoint, budgets=budgets,
+                       record=config.record, runs_dir=runs_dir, sandbox=config.sandbox)
 
 
 def play_rollout(engine: RolloutEngine, config: TrainConfig, instance: tuple[str, int],
@@ -119,15 +112,20 @@ def play_rollout(engine: RolloutEngine, config: TrainConfig, instance: tuple[str
     :param runs_dir: where the episode is recorded (when ``config.record``).
     :returns: the rollout; a world that fails to open or run gives an ``infra_error`` one.
     """
+    from ..episode import run_episode_spec
+
     url = engine.open_episode(episode_id, episode_seed(config.train_seed, episode_id))
     started = time.monotonic()
     try:
-        reason, detail, success, cells = _play(config, instance, url, runs_dir)
+        result = run_episode_spec(episode_spec(config, instance, url, runs_dir))
+        reason, detail = result.end_reason, result.end_detail
+        success, cells = result.success, result.cells
     except Exception as exc:  # the world or the runtime broke: infrastructure, not policy
         _LOG.warning('episode %s failed outside the policy: %s: %s', episode_id,
                      type(exc).__name__, exc)
         reason, detail, success, cells = 'infra_error', f'{type(exc).__name__}: {exc}', False, 0
-    completions = engine.take(episode_id)
+    finally:
+        completions = engine.take(episode_id)
     return Rollout(episode_id=episode_id, instance=instance, reward=1.0 if success else 0.0,
                    end_reason=reason, detail=detail, completions=completions, cells=cells,
                    wall_s=time.monotonic() - started)

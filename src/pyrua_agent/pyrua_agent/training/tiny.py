@@ -17,24 +17,10 @@ gets its BPE pipeline rebuilt by ``Qwen2Tokenizer``.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from pathlib import Path
 import re
-
-CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "{{ '<|im_start|>' + message.role + '\\n' }}"
-    "{% if message.role == 'system' and tools %}{{ message.content + '\\n# Tools' }}"
-    "{% for tool in tools %}{{ '\\n' }}{{ tool | tojson }}{% endfor %}"
-    "{% elif message.content %}{{ message.content }}{% endif %}"
-    "{% for call in message.tool_calls or [] %}"
-    "{{ '<tool_call>\\n{\"name\": \"' + call.function.name + '\", \"arguments\": ' }}"
-    "{{ call.function.arguments | tojson }}{{ '}\\n</tool_call>' }}"
-    "{% endfor %}{{ '<|im_end|>\\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
-)
-"""A Hermes-style chat template (the Qwen family's tool-call format), minimal."""
 
 SPECIAL_TOKENS = ('<|im_start|>', '<|im_end|>', '<unk>')
 EOS_TOKEN = '<|im_end|>'
@@ -79,7 +65,8 @@ def build_tiny_policy(folder: str | Path, cells: tuple[str, ...], *, seed: int =
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=backend, unk_token='<unk>', eos_token=EOS_TOKEN, pad_token=EOS_TOKEN,
         bos_token=None, additional_special_tokens=['<|im_start|>'])
-    tokenizer.chat_template = CHAT_TEMPLATE
+    template = importlib.resources.files(__package__) / 'tiny_chat_template.jinja'
+    tokenizer.chat_template = template.read_text(encoding='utf-8')
     tokenizer.save_pretrained(folder)
     config = GraniteConfig(
         vocab_size=len(vocab), hidden_size=hidden_size, intermediate_size=2 * hidden_size,

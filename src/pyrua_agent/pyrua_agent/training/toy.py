@@ -1,6 +1,9 @@
 """
 The toy world: three buttons, no robot. Solved when the first button pressed is the red one.
 
+Registered as ``WORLDS['toy']`` (task ``'press_red'``) when this module is imported, which
+``pyrua_agent.training`` does.
+
 It exists so the whole training path (planner, prompt, sandboxed cell worker, rollout engine,
 loss, optimizer) can be checked for learning in minutes on a CPU with the tiny policy
 (``tiny.build_tiny_policy`` with ``TOY_CELLS``): a random policy over those cells solves it
@@ -11,9 +14,12 @@ episode; only the world is small.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
-from ..episode import EpisodeWorld
+from ..episode import EpisodeSpec, EpisodeWorld, WORLDS
 from ..planners.base import TaskCard
+from ..runtime.transport import InProcessTransport
+from ..world import OpenedWorld, RecordedTransport
 
 TOY_TASK = 'press_red'
 TOY_COLORS = ('red', 'green', 'blue')
@@ -50,20 +56,31 @@ class ButtonPanel:
         return bool(self.pressed) and self.pressed[0] == 'red'
 
 
-def toy_world(layout: int = 0, *, success_guard: bool = True) -> tuple[EpisodeWorld,
-                                                                        ButtonPanel]:
+def open_toy(spec: EpisodeSpec, observer: Any | None = None) -> OpenedWorld:
     """
-    Describe one toy episode; every layout is the same panel (the index is only recorded).
+    Open the toy world for ``spec`` (registered as ``WORLDS['toy']``).
 
-    :param layout: layout index, for the record.
-    :param success_guard: stop a cell before a press once the task succeeded.
-    :returns: the world and its panel.
+    Every layout is the same panel; the seed and layout index are only recorded.
+
+    :param spec: the episode (task must be ``'press_red'``).
+    :param observer: a recorder: gets every press goal and result.
+    :returns: the world; its panel is ``opened.world.primitives['press'].__self__``.
+    :raises ValueError: for another task.
     """
+    if spec.task != TOY_TASK:
+        raise ValueError(f'toy world task {spec.task!r} vs {TOY_TASK!r}, its only task')
     panel = ButtonPanel()
-    card = TaskCard(task=TOY_TASK, instruction='Press the red button first.',
+    primitives = {'press': panel.press}
+    transport = InProcessTransport(primitives)
+    if observer is not None:
+        transport = RecordedTransport(transport, primitives, observer)
+    card = TaskCard(task=TOY_TASK, instruction=spec.instruction or 'Press the red button first.',
                     robot_state='three buttons: red, green, blue')
-    world = EpisodeWorld(task=TOY_TASK, seed=0, layout=layout, card=card,
-                         primitives={'press': panel.press}, acting=('press',),
-                         success=panel.success, score=lambda: float(panel.success()),
-                         success_guard=success_guard)
-    return world, panel
+    world = EpisodeWorld(task=TOY_TASK, seed=spec.seed, layout=spec.layout, card=card,
+                         primitives=primitives, acting=('press',), success=panel.success,
+                         score=lambda: float(panel.success()),
+                         success_guard=spec.success_guard, transport=transport)
+    return OpenedWorld(world=world, close=lambda: None)
+
+
+WORLDS['toy'] = open_toy

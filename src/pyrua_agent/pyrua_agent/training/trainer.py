@@ -180,7 +180,7 @@ class GrpoTrainer:
     def _load_policy(self, source: Path) -> LocalPolicy:
         cfg = self.config
         return LocalPolicy(source, device=cfg.device, dtype=cfg.dtype,
-                           temperature=cfg.temperature,
+                           compute_dtype=cfg.compute_dtype, temperature=cfg.temperature,
                            gradient_checkpointing=cfg.gradient_checkpointing)
 
     def _make_optimizer(self, checkpoint: Path | None) -> Any:

@@ -20,10 +20,10 @@ def toy_config(tiny_model):
     from pyrua_agent.training import TrainConfig
 
     def make(**overrides):
-        settings = dict(model=str(tiny_model), world='toy', tasks=['press_red'],
-                        layouts='0-1', instances_per_iteration=2, rollouts_per_instance=4,
-                        iterations=1, max_cells=3, max_llm_calls=3, max_new_tokens=8,
-                        parallel_episodes=2, learning_rate=1e-2)
+        settings = {'model': str(tiny_model), 'world': 'toy', 'tasks': ['press_red'],
+                    'layouts': '0-1', 'instances_per_iteration': 2, 'rollouts_per_instance': 4,
+                    'iterations': 1, 'max_cells': 3, 'max_llm_calls': 3, 'max_new_tokens': 8,
+                    'parallel_episodes': 2, 'learning_rate': 1e-2}
         settings.update(overrides)
         return TrainConfig(**settings)
 

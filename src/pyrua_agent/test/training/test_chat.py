@@ -2,9 +2,9 @@
 
 import json
 
+import numpy as np
 from pyrua_agent.llm.messages import attach_image, user_message
 from pyrua_agent.training.chat import parse_hermes, template_messages
-import numpy as np
 
 
 def test_parse_hermes_reads_every_tool_call_and_keeps_the_rest_as_content():

@@ -1,10 +1,11 @@
 """The rollout engine: a real OpenAI-compatible server that records the generated tokens."""
 
+from pathlib import Path
+
 from pyrua_agent.budgets import BudgetConfig
-from pyrua_agent.episode import run_episode
+from pyrua_agent.episode import EpisodeSpec, run_episode_spec
 from pyrua_agent.llm import ChatClient, EndpointConfig
 from pyrua_agent.llm.errors import ContextOverflow
-from pyrua_agent.planners import make_planner
 import pytest
 
 
@@ -21,15 +22,17 @@ def _endpoint(url):
     return EndpointConfig(base_url=url, model='policy', max_retries=0)
 
 
-def test_code_agent_episode_runs_against_the_engine_and_its_tokens_are_recorded(engine):
-    from pyrua_agent.training.toy import toy_world
+def test_code_agent_episode_runs_against_the_engine_and_its_tokens_are_recorded(
+        engine, tmp_path):
+    import pyrua_agent.training  # noqa: F401  (registers the toy world)
 
     solved = 0
     for index in range(6):
         url = engine.open_episode(f'ep-{index}', seed=index)
-        world, panel = toy_world()
-        planner = make_planner('code', primitives=world.primitives, endpoint=_endpoint(url))
-        result = run_episode(world, planner, budgets=BudgetConfig(max_cells=3, max_llm_calls=3))
+        spec = EpisodeSpec(task='press_red', world='toy', planner='code',
+                           endpoint=_endpoint(url), runs_dir=str(tmp_path),
+                           budgets=BudgetConfig(max_cells=3, max_llm_calls=3))
+        result = run_episode_spec(spec)
         completions = engine.take(f'ep-{index}')
         assert len(completions) == result.ledger.totals().llm_calls >= 1
         for completion in completions:
@@ -39,7 +42,8 @@ def test_code_agent_episode_runs_against_the_engine_and_its_tokens_are_recorded(
         assert [c.output_tokens for c in calls] == [len(c.completion_ids) for c in completions]
         assert [c.input_tokens for c in calls] == [len(c.prompt_ids) for c in completions]
         solved += result.success
-        assert result.success == (panel.pressed[:1] == ['red'])
+        transcript = Path(result.run_dir) / 'transcript.jsonl'
+        assert transcript.is_file()
     assert engine.generated_tokens > 0 and engine.generate_s > 0
     assert 0 < solved < 6, 'the random tiny policy solves the toy task sometimes, not always'
 

@@ -1,8 +1,9 @@
 """Only generated tokens carry gradient: prompt, tool results and images never do."""
 
+import numpy as np
 from pyrua_agent.llm import ChatClient, EndpointConfig
 from pyrua_agent.llm.messages import attach_image, user_message
-import numpy as np
+from pyrua_agent.training.tiny import python_call_text
 import pytest
 
 
@@ -15,8 +16,7 @@ def _conversation(pixel_value):
         user_message('Press the red button first.', [image]),
         {'role': 'assistant', 'content': None, 'tool_calls': [tool_call]},
         {'role': 'tool', 'tool_call_id': 'call_1',
-         'content': "pressed the red button\n<tool_call>\n{\"name\": \"python\", "
-                    "\"arguments\": {\"code\": \"robo.press('blue')\"}}\n</tool_call>"},
+         'content': 'pressed the red button\n' + python_call_text("robo.press('blue')")},
     ]
 
 
@@ -38,9 +38,7 @@ def test_loss_gradient_reaches_generated_positions_only(tiny_model):
             prompts.append(completion.prompt_ids)
     assert prompts[0] == prompts[1], 'image pixels must not reach the policy'
     # The tool result holds a token the policy can also generate: it must get no gradient.
-    blue_call = policy.tokenizer.convert_tokens_to_ids(
-        "<tool_call>\n{\"name\": \"python\", \"arguments\": {\"code\": \"robo.press('blue')\"}}"
-        '\n</tool_call>')
+    blue_call = policy.tokenizer.convert_tokens_to_ids(python_call_text("robo.press('blue')"))
     assert blue_call in completion.prompt_ids
 
     captured = {}

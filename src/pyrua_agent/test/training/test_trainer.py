@@ -59,7 +59,8 @@ def test_a_group_with_an_infrastructure_failure_is_dropped_and_played_again(
     record = trainer.run()[0]
     assert record['groups_dropped'] == 1
     assert record['episodes'] == 8 and 'infra_error' not in record['end_reasons']
-    episodes = [json.loads(line) for line in (tmp_path / 'episodes.jsonl').read_text().splitlines()]
+    lines = (tmp_path / 'episodes.jsonl').read_text().splitlines()
+    episodes = [json.loads(line) for line in lines]
     ids = [e['episode'] for e in episodes]
     assert len(ids) == 8 and len(set(ids)) == 8
     # Group 0 lost an episode on its first attempt: it was played again as attempt 1.
