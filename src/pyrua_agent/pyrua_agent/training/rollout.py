@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import logging
+from pathlib import Path
 import random
 import time
 from typing import Any
@@ -109,7 +110,9 @@ def play_rollout(engine: RolloutEngine, config: TrainConfig, instance: tuple[str
     :param config: the run's settings (budgets, world, retries).
     :param instance: ``(task, layout)``.
     :param episode_id: unique id; also seeds the episode's sampling.
-    :param runs_dir: where the episode is recorded (when ``config.record``).
+    :param runs_dir: the iteration's recording folder; the episode is recorded in its own
+        sub-folder ``<runs_dir>/<episode_id>/`` (when ``config.record``), so episodes of one
+        instance started in the same second never share a folder.
     :returns: the rollout; a world that fails to open or run gives an ``infra_error`` one.
     """
     from ..episode import run_episode_spec
@@ -117,7 +120,8 @@ def play_rollout(engine: RolloutEngine, config: TrainConfig, instance: tuple[str
     url = engine.open_episode(episode_id, episode_seed(config.train_seed, episode_id))
     started = time.monotonic()
     try:
-        result = run_episode_spec(episode_spec(config, instance, url, runs_dir))
+        own_dir = str(Path(runs_dir) / episode_id)
+        result = run_episode_spec(episode_spec(config, instance, url, own_dir))
         reason, detail = result.end_reason, result.end_detail
         success, cells = result.success, result.cells
     except Exception as exc:  # the world or the runtime broke: infrastructure, not policy

@@ -29,7 +29,7 @@ def test_pyrua_train_runs_the_recipe_on_the_twin_and_plots_its_curve(
     assert (out / 'checkpoints' / 'iter-0001' / 'tokenizer.json').is_file()
     episodes = [json.loads(line) for line in (out / 'episodes.jsonl').read_text().splitlines()]
     assert {e['task'] for e in episodes} <= {'pick_place', 'stack_blocks'}
-    recorded = sorted((out / 'episodes' / 'iter-0001').glob('*/transcript.jsonl'))
+    recorded = sorted((out / 'episodes' / 'iter-0001').glob('it0001-*/*/transcript.jsonl'))
     assert len(recorded) == 4, 'every training episode is recorded like any other episode'
 
     assert main(['train', str(spec), '--out', str(out)]) == 2
