@@ -24,6 +24,7 @@ from .metrics import (
     label,
     leaderboard_table,
     overall_table,
+    usage_by_task_table,
 )
 from .paired import (
     budget_curves,
@@ -125,6 +126,8 @@ def analyze(records: Sequence[dict[str, Any]], title: str = 'pyrua evaluation') 
         tables.append(budget_table(groups, curves))
     if curves:
         tables.append(curve_table(curves))
+    if names:
+        tables.append(usage_by_task_table({n: groups[n] for n in names}))
     tables += [end_reason_table(groups), interaction_table(groups)]
     return Analysis(title=title, episodes=len(records), tables=tuple(tables), curves=curves,
                     cost_model=any(r.get('cost_model') for r in records),
@@ -150,13 +153,15 @@ def write_plots(analysis: Analysis, out: Path) -> list[Path]:
     paths = []
     if analysis.curves:
         figure, axes = pyplot.subplots(figsize=(7, 4.2), dpi=110)
-        top = max((t for c in analysis.curves for t in c.solved_tokens), default=1)
+        spent = [t for c in analysis.curves for t in c.solved_tokens if t > 0] or [1]
+        low, top = min(spent) / 2, max(spent) * 1.5
         for curve in analysis.curves:
-            xs = [0, *curve.solved_tokens, max(top, 1) * 1.2]
+            xs = [low, *(t for t in curve.solved_tokens if t > low), top]
             ys = [curve.sr_at(x) * 100 for x in xs]
             axes.step(xs, ys, where='post', label=f'{curve.interface} (final '
                       f'{curve.final_sr * 100:.1f}%)')
-        axes.set_xlabel('input-token budget per episode (retrospective cutoff)')
+        axes.set_xscale('log')
+        axes.set_xlabel('input-token budget per episode, log scale (retrospective cutoff)')
         axes.set_ylabel('success rate, %')
         axes.set_ylim(0, 100)
         axes.grid(alpha=0.3)

@@ -178,3 +178,27 @@ def interaction_table(groups: Groups) -> Table:
                  ('', 'float', 'float', 'ratio', 'float', 'float'),
                  'images shown: robo.show pictures the cells returned; images sent: pictures '
                  'in the model requests (task card included).')
+
+
+def usage_by_task_table(groups: Groups) -> Table:
+    """Return mean LLM calls, input tokens and dollars per episode, per task and interface."""
+    tasks = _keys(groups, lambda r: r['task'])
+    columns, formats = ['task'], ['']
+    for name, records in groups.items():
+        shown = label(name, records)
+        columns += [f'{shown} calls', f'{shown} input tokens', f'{shown} $']
+        formats += ['float', 'float', 'usd']
+    rows = []
+    for task in tasks:
+        cells: list[Any] = [task]
+        for records in groups.values():
+            mine = [r for r in records if r['task'] == task]
+            costs = [r.get('cost_usd') for r in mine]
+            cells += [fmean(r['llm_calls'] for r in mine) if mine else None,
+                      fmean(r['input_tokens'] for r in mine) if mine else None,
+                      fmean(costs) if mine and None not in costs else None]
+        rows.append(tuple(cells))
+    return Table('usage_by_task', 'LLM calls, input tokens and dollars per episode, by task',
+                 tuple(columns), tuple(rows), tuple(formats),
+                 'Means over all episodes of the task (solved or not); $ n/a: a model has no '
+                 'price in the price table.')

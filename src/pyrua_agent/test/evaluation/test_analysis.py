@@ -107,6 +107,9 @@ def test_end_reasons_cells_per_call_and_images(analysis):
     assert reasons.cell('gave_up', 'code n') == 1
     assert reasons.cell('call_budget', 'tools share') == pytest.approx(0.2)
     assert reasons.cell('solved', 'code share') == pytest.approx(0.8)
+    usage = analysis.table('usage_by_task')
+    assert usage.cell('pick_place', 'code calls') == pytest.approx(10 / 3)
+    assert usage.cell('stack_blocks', 'tools input tokens') == pytest.approx(30000)
     interaction = analysis.table('interaction')
     assert interaction.cell('code', 'cells / LLM call') == pytest.approx(21 / 16)
     assert interaction.cell('tools', 'cells / LLM call') == pytest.approx(1.0)
