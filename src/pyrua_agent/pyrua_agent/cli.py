@@ -175,8 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _print_cell(index: int, label: str, code: str, output: str) -> None:
+    from .runtime.output import terminal_safe  # model-written code may hold escapes too
+
     print(f'\n--- cell {index}: {label}' if label else f'\n--- cell {index}')
-    print('\n'.join(f'>>> {line}' for line in code.splitlines()))
+    print('\n'.join(f'>>> {line}' for line in terminal_safe(code).splitlines()))
     print(output.rstrip('\n') if output.strip() else '(no output)')
 
 

@@ -24,6 +24,8 @@ from rosbags.interfaces import Nodetype
 from . import topics
 
 MAX_JSON_ARRAY = 256
+MAX_JSON_ITEMS = 4096
+MAX_JSON_DEPTH = 32
 _NUMPY_DTYPES = {'bool': np.bool_, 'byte': np.uint8, 'char': np.uint8, 'octet': np.uint8}
 
 
@@ -44,31 +46,47 @@ def json_message(store: Any, payload: Mapping[str, Any]) -> Any:
     return store.types[topics.STRING](data=json.dumps(plain(payload), allow_nan=False))
 
 
-def plain(value: Any) -> Any:
+def plain(value: Any, _depth: int = 0) -> Any:
     """
     Return ``value`` as JSON types: dataclasses, tuples, numpy values; NaN and inf as None.
 
     A numpy array of more than ``MAX_JSON_ARRAY`` elements (an image) becomes
     ``{'ndarray': {'shape': [...], 'dtype': '...'}}``: its pixels are recorded as frames.
+    A list, tuple or mapping of more than ``MAX_JSON_ITEMS`` items becomes
+    ``{'summary': 'list of N items'}``, and anything nested deeper than ``MAX_JSON_DEPTH``
+    levels (a structure that contains itself included) ``{'summary': 'nested deeper ...'}``,
+    so a record stays small and its writing never recurses without bound.
     Any other object becomes its repr.
     """
+    if isinstance(value, (dict, list, tuple, Mapping)) or (
+            dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        if _depth >= MAX_JSON_DEPTH:
+            return {'summary': f'{type(value).__name__} nested deeper than {MAX_JSON_DEPTH} '
+                               'levels, not recorded'}
+        if not dataclasses.is_dataclass(value) and len(value) > MAX_JSON_ITEMS:
+            return {'summary': f'{type(value).__name__} of {len(value)} items, over '
+                               f'{MAX_JSON_ITEMS}: not recorded'}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: plain(getattr(value, f.name), _depth + 1)
+                for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         if value.size > MAX_JSON_ARRAY:
             return {'ndarray': {'shape': list(value.shape), 'dtype': str(value.dtype)}}
-        return plain(value.tolist())
+        return plain(value.tolist(), _depth)
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return [plain(v, _depth + 1) for v in value]
     if isinstance(value, np.generic):
-        return plain(value.item())
+        return plain(value.item(), _depth)
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return repr(value)
+    try:
+        return repr(value)
+    except RecursionError:
+        return f'<{type(value).__name__} nested too deeply to show>'
 
 
 def image_message(store: Any, rgb: np.ndarray, seconds: float, frame_id: str) -> Any:

@@ -34,7 +34,7 @@ from pyrua_primitives.naming import unknown_name
 from . import protocol
 from .calls import CellState, serve_call
 from .limits import WorkerLimits
-from .output import terminal_safe
+from .output import terminal_safe, valid_unicode
 from .process import WorkerProcess
 from .results import CellResult
 from .robo import primitive_spec
@@ -158,7 +158,8 @@ class CellRuntime:
                                   'math are ready in a fresh namespace]\n')
             self._drain_between_cells(cell)
             cell.run_id = secrets.randbits(62)
-            protocol.send(self._worker.sock, ['run', cell.run_id, cell.index, code])
+            protocol.send(self._worker.sock, ['run', cell.run_id, cell.index,
+                                              valid_unicode(code)])
             self._drive(cell)
         except BaseException:
             # The host itself failed (or was interrupted): the worker's state is unknown.

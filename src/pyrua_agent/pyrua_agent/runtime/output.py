@@ -96,6 +96,18 @@ class CappedText:
 _UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
 
 
+def valid_unicode(text: str) -> str:
+    """Return ``text`` with lone surrogates replaced by U+FFFD, so that it encodes as UTF-8."""
+    if text.isascii():
+        return text
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        # Surrogate pairs written as two escapes combine; lone ones become U+FFFD.
+        return text.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
+    return text
+
+
 def _escape(match: re.Match) -> str:
     code = ord(match.group())
     if 0xD800 <= code <= 0xDFFF:

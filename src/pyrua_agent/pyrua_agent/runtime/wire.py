@@ -41,17 +41,32 @@ def result_types() -> dict[str, type]:
     """
     Return the registry of result dataclasses that may cross, by key ``module.QualName``.
 
-    Filled from the public surface of ``pyrua_primitives`` (its ``__all__`` and its
-    ``results`` module): the results and records its primitives return.
+    Filled from ``pyrua_primitives``: its public names (``__all__`` and the ``results``
+    module), the return types the ``PrimitiveLibrary`` primitives declare, and the
+    dataclasses those hold in their fields.
     """
+    import typing
+
     import pyrua_primitives
     from pyrua_primitives import results
+    from pyrua_primitives.library import PrimitiveLibrary
 
-    candidates = [getattr(pyrua_primitives, name) for name in pyrua_primitives.__all__]
-    candidates += [getattr(results, name) for name in dir(results)]
-    return {_key(obj): obj for obj in candidates
-            if isinstance(obj, type) and dataclasses.is_dataclass(obj)
-            and obj.__module__.split('.')[0] == 'pyrua_primitives'}
+    todo: list = [getattr(pyrua_primitives, name) for name in pyrua_primitives.__all__]
+    todo += [getattr(results, name) for name in dir(results)]
+    for name, func in vars(PrimitiveLibrary).items():
+        if callable(func) and not name.startswith('_'):
+            todo.append(typing.get_type_hints(func).get('return'))
+    registry: dict[str, type] = {}
+    while todo:
+        obj = todo.pop()
+        todo.extend(typing.get_args(obj))  # list[LocateResult], X | None, ...
+        if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)
+                and obj.__module__.split('.')[0] == 'pyrua_primitives'
+                and _key(obj) not in registry):
+            continue
+        registry[_key(obj)] = obj
+        todo.extend(typing.get_type_hints(obj).values())
+    return registry
 
 
 def _key(cls: type) -> str:

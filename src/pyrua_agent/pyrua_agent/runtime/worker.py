@@ -35,6 +35,7 @@ import numpy as np
 from . import protocol, wire
 from . import robo as robo_module
 from .fd_capture import FdCapture
+from .output import valid_unicode
 from ..errors import (
     CellInterrupted,
     CellStop,
@@ -57,16 +58,7 @@ _PROTECTED_FILES = frozenset({__file__, protocol.__file__, wire.__file__, robo_m
                               socket.__file__})
 
 
-def sendable_text(text: str) -> str:
-    """Return ``text`` with lone surrogates replaced, so that it encodes as UTF-8."""
-    if text.isascii():
-        return text
-    try:
-        text.encode('utf-8')
-    except UnicodeEncodeError:
-        # Surrogate pairs written as two escapes combine; lone ones become U+FFFD.
-        return text.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
-    return text
+sendable_text = valid_unicode
 
 
 class _State:

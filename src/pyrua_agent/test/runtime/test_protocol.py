@@ -92,3 +92,17 @@ def test_a_length_over_the_limit_is_refused_before_reading_the_body():
         worker.sendall(struct.pack('!I', 3 * 2 ** 30))
         with pytest.raises(protocol.ProtocolError, match='3221225472 bytes vs the limit'):
             protocol.recv(host, 1 << 20)
+
+
+def test_every_result_a_primitive_declares_is_registered():
+    import typing
+
+    from pyrua_primitives.library import PrimitiveLibrary
+
+    registry = set(wire.result_types().values())
+    for name, func in vars(PrimitiveLibrary).items():
+        if callable(func) and not name.startswith('_'):
+            returned = typing.get_type_hints(func).get('return')
+            for cls in (returned, *typing.get_args(returned)):
+                if isinstance(cls, type) and cls.__module__.startswith('pyrua_primitives'):
+                    assert cls in registry, f'{name} returns {cls}, which cannot reach a cell'

@@ -407,3 +407,28 @@ def test_without_bubblewrap_auto_warns_once_and_bwrap_is_refused(tmp_path, monke
     assert len(warnings) == 1 and 'sandbox: none' in warnings[0]
     with pytest.raises(ValueError, match="sandbox 'box' vs one of auto, bwrap, none"):
         CellRuntime({}, sandbox='box')
+
+
+def test_code_with_a_lone_surrogate_still_runs_and_never_raises_in_the_host(make_runtime):
+    result = make_runtime().run_cell("print('a\ud800b')")
+    assert result.ok and result.output == 'a\ufffdb\n'
+
+
+@pytest.mark.slow
+def test_pyrua_run_prints_records_and_reports_the_sandbox_despite_hostile_output(
+        tmp_path, monkeypatch, capsys):
+    import json
+
+    from pyrua_agent.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'evil.py').write_text(
+        "# %%\nprint('\\ud800 lone', '\\x1b[2J\\x1b[31mred')\n"
+        "# %%\nrobo.move_to('left', [0.0] * 10 ** 7)\n")
+    assert main(['run', '--task', 'pick_place', '--script', 'evil.py', '--json', 'out.json']) == 0
+    printed = capsys.readouterr().out
+    assert '\ufffd lone \\x1b[2J\\x1b[31mred' in printed and '\x1b' not in printed
+    assert 'take more than 1048576 bytes' in printed
+    record = json.loads((tmp_path / 'out.json').read_text())
+    assert record['sandbox'] == ('bwrap' if bwrap_problem() is None else 'none')
+    assert record['success'] is False
