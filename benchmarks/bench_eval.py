@@ -9,7 +9,9 @@ overhead per episode:
 - ``harness``: seconds inside the worker outside the episode loop (loading the twin,
   recording setup and close), from the records' ``harness_s``;
 - ``executor``: the rest, per episode: ``elapsed x workers / episodes - (episode + harness)``
-  (process start, imports, scheduling, writing records).
+  (process start, imports, scheduling, writing records);
+- ``busy``: ``episodes x (episode + harness) / (elapsed x workers)``, the share of the
+  workers' time spent on episodes, which does not depend on how loaded the machine is.
 
 The load average is printed before and after: on a shared machine the numbers are only
 comparable within one run.
@@ -50,7 +52,8 @@ def measure(spec_data: dict, executor_name: str, workers: int, root: Path) -> di
     return {'name': f'{executor_name} x{workers}', 'workers': workers, 'episodes': summary.ran,
             'solved': solved, 'elapsed_s': elapsed, 'per_hour': 3600 * summary.ran / elapsed,
             'episode_s': episode, 'harness_s': harness,
-            'executor_s': elapsed * workers / summary.ran - episode - harness}
+            'executor_s': elapsed * workers / summary.ran - episode - harness,
+            'busy': summary.ran * (episode + harness) / (elapsed * workers)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -78,13 +81,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f'after: {_load()}\n')
     base = rows[0]['per_hour']
     print(f'{"executor":<10} {"episodes":>8} {"solved":>6} {"elapsed s":>9} {"ep/hour":>8} '
-          f'{"speed-up":>8} {"episode s":>9} {"harness s":>9} {"executor s":>10}')
+          f'{"speed-up":>8} {"episode s":>9} {"harness s":>9} {"executor s":>10} {"busy":>5}')
     for row in rows:
         print(f'{row["name"]:<10} {row["episodes"]:>8} {row["solved"]:>6} '
               f'{row["elapsed_s"]:>9.1f} {row["per_hour"]:>8.0f} {row["per_hour"] / base:>7.2f}x '
-              f'{row["episode_s"]:>9.2f} {row["harness_s"]:>9.2f} {row["executor_s"]:>10.2f}')
+              f'{row["episode_s"]:>9.2f} {row["harness_s"]:>9.2f} {row["executor_s"]:>10.2f} '
+              f'{row["busy"]:>5.0%}')
     print('\nharness s: in the worker, outside the episode loop; executor s: the rest of the '
-          'time per episode and worker.')
+          "time per episode and worker; busy: share of the workers' time spent in episodes "
+          "(the executor's own parallel efficiency: on a saturated machine the speed-up "
+          'falls while busy stays high).')
 
 
 if __name__ == '__main__':
