@@ -7,6 +7,8 @@
 # %% Helpers: the table, names, relations
 import re
 
+import numpy as np
+
 ARM = 'arm'
 NAMES = robo.objects()
 SYNONYMS = {'stove': 'flat_stove', 'cabinet': 'wooden_cabinet', 'rack': 'wine_rack',
@@ -79,24 +81,27 @@ def extent(obj, heading):
     return abs(w * math.cos(heading)) + abs(d * math.sin(heading))
 
 
-def clearance(obj, heading, z):
-    """Return the room (m) the hand has beside the grasp: nearest taller neighbour."""
-    x, y = xy(obj)
+def clearance(x, y, heading, z, skip=()):
+    """Return the room (m) the hand has at (x, y) with this heading: nearest taller thing."""
+    c, s = math.cos(heading), math.sin(heading)
+    hand = [(x + t * c, y + t * s) for t in np.linspace(-HAND_HALF_M, HAND_HALF_M, 9)]
     room = 1.0
     for name in NAMES:
         other = robo.locate(name)
-        if name == obj.query or not other.found or other.top_z_m < z + 0.04:
+        if name in skip or not other.found or other.top_z_m < z + 0.04:
             continue
-        if other.size_m[0] > 0.25 or other.size_m[1] > 0.25:
-            continue  # furniture: the approach is from above it anyway
         ox, oy = xy(other)
-        along = (ox - x) * math.cos(heading) + (oy - y) * math.sin(heading)
-        across = -(ox - x) * math.sin(heading) + (oy - y) * math.cos(heading)
-        half = max(other.size_m) / 2
-        gap_along = abs(along) - HAND_HALF_M - half
-        gap_across = abs(across) - 0.04 - half
-        room = min(room, max(gap_along, gap_across))
+        hw, hd = other.size_m[0] / 2, other.size_m[1] / 2
+        for px, py in hand:
+            gap = math.hypot(max(abs(px - ox) - hw, 0.0), max(abs(py - oy) - hd, 0.0))
+            room = min(room, gap - 0.03)  # the hand is about 6 cm thick
     return room
+
+
+def best_heading(x, y, z, options, skip=(), prefer=lambda h: 0.0):
+    """Return the heading among options with the most room for the hand."""
+    return max(options, key=lambda h: (round(min(clearance(x, y, h, z, skip), 0.05), 2),
+                                       prefer(h)))
 
 
 def grasp(obj):
@@ -112,7 +117,8 @@ def grasp(obj):
         z = max(obj.top_z_m - min(0.035, obj.height_m * 0.5), bottom + 0.024)
         options = [k * math.pi / 8 for k in range(-4, 4)]
         options = [h for h in options if extent(obj, h) < 0.07] or [0.0 if w < d else math.pi / 2]
-        heading = max(options, key=lambda h: (round(clearance(obj, h, z), 2), -extent(obj, h)))
+        heading = best_heading(x, y, z, options, skip=(obj.query,),
+                               prefer=lambda h: -extent(obj, h))
     robo.open_gripper(ARM)
     above = max(obj.top_z_m + 0.10, z + 0.10)
     print(robo.move_to(ARM, [x + dx, y, above], heading=heading))
@@ -120,7 +126,9 @@ def grasp(obj):
     grip = robo.close_gripper(ARM)
     print(grip)
     print(robo.move_to(ARM, [x + dx, y, above + 0.05]))
-    hang = z - bottom
+    # measure how far the held object hangs below the TCP now (it may have turned)
+    lifted = robo.locate(obj.query)
+    hang = robo.pose(ARM).position_m[2] - (lifted.position_m[2] - lifted.height_m / 2)
     return grip.held, dx, hang
 
 
@@ -128,17 +136,19 @@ def place(obj, target, inside, dx, hang):
     """Put the held object on (or into) a located target and let go."""
     tx, ty = xy(target)
     top = target.top_z_m
-    if inside:
-        # into a container: release a little above its bottom, inside the rim
-        floor = target.position_m[2] - target.height_m / 2 + 0.01
-        z = max(floor + hang + 0.02, top - 0.05 + hang)
-    else:
-        z = top + hang + 0.01
+    # on it, or into it (a bowl, a basket): let go just above its top, it settles in
+    z = top + hang + (0.02 if inside else 0.01)
     high = max(z, top + hang) + 0.06
-    print(robo.move_to(ARM, [tx + dx, ty, high]))
-    print(robo.move_to(ARM, [tx + dx, ty, z], descend=True))
+    # keep the grasp offset dx along the closing line: turn it with the heading
+    now = robo.pose(ARM).heading_rad
+    options = [now + k * math.pi / 8 for k in range(-3, 4)]
+    heading = best_heading(tx, ty, z, options, skip=(obj.query, target.query),
+                           prefer=lambda h: -abs(h - now))
+    ox, oy = dx * math.cos(heading - now), dx * math.sin(heading - now)  # rim grasps: yaw 0
+    print(robo.move_to(ARM, [tx + ox, ty + oy, high], heading=heading))
+    print(robo.move_to(ARM, [tx + ox, ty + oy, z], descend=True))
     print(robo.open_gripper(ARM))
-    print(robo.move_to(ARM, [tx + dx, ty, high + 0.05]))
+    print(robo.move_to(ARM, [tx + ox, ty + oy, high + 0.05]))
 
 
 def steps(text):
