@@ -79,6 +79,12 @@ fi
 say "installing pyrua_primitives, pyrua_sim$sim_extra, pyrua_agent into $venv (editable)"
 "${pip[@]}" --use-pep517 \
   -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${sim_extra}" -e "src/pyrua_agent${extra}"
+if [ "$with_libero" = 1 ]; then
+  # LIBERO pulls opencv-python, which writes its own cv2/ over opencv-python-headless's: keep
+  # one cv2 (the headless one pyrua_primitives needs, which the cell sandbox can see).
+  "$venv/bin/python" -m pip uninstall --quiet --yes opencv-python
+  "${pip[@]}" --force-reinstall --no-deps opencv-python-headless
+fi
 if [ "$with_test" = 1 ] && [ "$with_libero" = 1 ]; then
   "${pip[@]}" -r requirements/test.txt
 elif [ "$with_test" = 1 ]; then

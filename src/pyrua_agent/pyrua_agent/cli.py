@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common_task_args(run)
     run.add_argument('--layout', type=int, default=0,
                      help='layout index, 0..49 (default 0); a benchmark task: its init state')
+    run.add_argument('--depth', action='store_true',
+                     help='enable depth images (locate uses them; robo.back_project(..., '
+                          'depth=True) grounds a pixel in 3-D)')
     run.add_argument('--perception', default='rgb', choices=('rgb', 'oracle'),
                      help='how robo.locate sees: rgb (cameras, default) or oracle (PRIVILEGED '
                           'ground truth by object name, where the world has it: LIBERO)')
@@ -202,18 +205,28 @@ def spec_from_args(args: argparse.Namespace):
 
     llm = needs_endpoint(args.planner)
     world = split_task(args.task)[0].name if is_benchmark_task(args.task) else 'twin'
-    library = LibraryConfig()
+    library = LibraryConfig(use_depth=bool(getattr(args, 'depth', False)))
     if getattr(args, 'perception', 'rgb') == 'oracle':
-        library = LibraryConfig(segmenter='oracle', allow_privileged=True)
+        library = LibraryConfig(segmenter='oracle', allow_privileged=True,
+                                use_depth=library.use_depth)
     return EpisodeSpec(
         task=args.task, seed=args.seed, layout=args.layout, planner=args.planner, world=world,
-        library=library,
+        library=library, station=_station_config(world, library),
         source=None if args.script is None else str(args.script),
         endpoint=EndpointConfig(**{k: v for k, v in endpoint.items() if v is not None}),
         prices_file=None if args.prices is None or not llm else str(args.prices),
         budgets=BudgetConfig(**budget_args), cell_timeout_s=args.cell_timeout,
         success_guard=not args.no_guard, record=not args.no_record, runs_dir=str(args.record),
         sandbox=args.sandbox)
+
+
+def _station_config(world: str, library):
+    """Return the twin's station settings: depth rendered only when asked for."""
+    if world != 'twin' or not library.use_depth:
+        return None
+    from pyrua_sim.config import StationConfig
+
+    return StationConfig(depth_enabled=True)
 
 
 def _run(args: argparse.Namespace) -> int:

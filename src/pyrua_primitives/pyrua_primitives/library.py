@@ -36,6 +36,9 @@ from .perception import (
     camera_meta as _camera_meta,
 )
 from .perception import (
+    depth_point as _depth_point,
+)
+from .perception import (
     locate as _locate,
 )
 from .perception import (
@@ -277,21 +280,33 @@ class PrimitiveLibrary:
 
     @primitive()
     def back_project(self, camera: str, u: float, v: float,
-                     z: float | None = None) -> BackProjectResult:
+                     z: float | None = None, *, depth: bool = False) -> BackProjectResult:
         """
         Find the world point seen at pixel (u, v), on the horizontal plane at height z.
+
+        With ``depth=True`` (only where depth is enabled) a fresh depth image gives the
+        point on whatever surface the pixel shows instead: ground a pixel of an image from
+        robo.show in 3-D.
 
         :param camera: 'head', 'left_wrist' or 'right_wrist'.
         :param u: pixel column (0 = left edge of the image).
         :param v: pixel row (0 = top edge).
         :param z: plane height in metres (world frame); default: the table top.
+        :param depth: True: the surface seen at the pixel, from a fresh depth image (z is
+            then not used).
         :returns: BackProjectResult with ``hit``, ``point_m`` (x, y, z) and ``range_m``;
-            ``hit=False`` with a reason when the pixel is outside the image or its ray
-            misses the plane.
+            ``hit=False`` with a reason when the pixel is outside the image, its ray
+            misses the plane, or (depth) the pixel has no depth.
         """
         for name, value in (('u', u), ('v', v)):
             if not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f'{name}={value!r} must be a finite pixel coordinate')
+        if depth:
+            if not self.config.use_depth:
+                raise ValueError('depth=True vs use_depth=False: depth is not enabled here; '
+                                 'enable it (pyrua run --depth) or pass a plane height z')
+            frame = self._capture(self._camera(camera))
+            return _depth_point(frame.model, frame.depth_m, float(u), float(v))
         plane = self.station.table_height_m() if z is None else float(z)
         if not math.isfinite(plane):
             raise ValueError(f'z={z!r} must be a finite height in metres')

@@ -7,7 +7,7 @@ imports torch and transformers only when built.
 
 from . import color, oracle, sam3  # noqa: F401  (each registers its segmenter)
 from .locate import locate, locate_all, LocateResult
-from .projection import back_project, BackProjectResult, camera_meta, CameraMeta
+from .projection import back_project, BackProjectResult, camera_meta, CameraMeta, depth_point
 from .query import COLOURS, NOUNS, ObjectQuery, parse_query
 from .segmenter import (
     DEFAULT_SEGMENTER,
@@ -33,6 +33,7 @@ __all__ = [
     'UnsupportedQuery',
     'back_project',
     'camera_meta',
+    'depth_point',
     'locate',
     'locate_all',
     'make_segmenter',

@@ -164,3 +164,38 @@ def camera_meta(model: CameraModel) -> CameraMeta:
         pitch_deg=math.degrees(math.asin(max(-1.0, min(1.0, -float(fwd[2]))))),
         yaw_deg=math.degrees(math.atan2(float(fwd[1]), float(fwd[0]))),
     )
+
+
+def depth_point(model: CameraModel, depth_m: np.ndarray, u: float, v: float) -> BackProjectResult:
+    """
+    Return the world point seen at pixel (u, v) of a depth image (the surface there).
+
+    The depth is the median of the finite values in the 3 x 3 pixels around (u, v), so one
+    missing pixel at an edge does not end the look-up.
+
+    :param model: the camera model the depth image was taken with.
+    :param depth_m: H x W depth along the optical axis, metres.
+    :param u: column in pixels.
+    :param v: row in pixels.
+    :returns: the point and its range; ``hit=False`` with the reason when the pixel is
+        outside the image or has no depth (nothing within the camera's range there).
+    """
+    k = model.intrinsics
+    name = model.camera
+    if not (-0.5 <= u <= k.width - 0.5 and -0.5 <= v <= k.height - 0.5):
+        return BackProjectResult(
+            False, f'pixel ({u:.1f}, {v:.1f}) is outside the {k.width}x{k.height} image of '
+            f'{name!r}; pass -0.5 <= u <= {k.width - 0.5}, -0.5 <= v <= {k.height - 0.5}',
+            (math.nan,) * 3, math.nan, name)
+    col, row = int(round(u)), int(round(v))
+    patch = np.asarray(depth_m, dtype=float)[max(row - 1, 0):row + 2, max(col - 1, 0):col + 2]
+    values = patch[np.isfinite(patch) & (patch > 0)]
+    if values.size == 0:
+        return BackProjectResult(
+            False, f'pixel ({u:.1f}, {v:.1f}) of {name!r} has no depth (nothing in range '
+            'there); pick a pixel on a surface', (math.nan,) * 3, math.nan, name)
+    ray = pixel_rays(model, np.array([float(u)]), np.array([float(v)]))[0]
+    along = float(ray @ model.forward)
+    distance = float(np.median(values)) / along
+    point = model.world_from_camera[:3, 3] + distance * ray
+    return BackProjectResult(True, '', tuple(float(c) for c in point), distance, name)

@@ -37,3 +37,25 @@ def test_camera_meta_describes_the_head_camera(block_scene):
     assert meta.vfov_deg == pytest.approx(79.6, abs=0.01)
     assert meta.position_m == pytest.approx((0.0, -0.41, 1.308))
     assert 'pitch 60.0 deg' in repr(meta)
+
+
+def test_depth_point_finds_the_top_of_a_block_where_the_plane_would_miss_it(block_scene):
+    from pyrua_primitives.perception import depth_point
+
+    head = block_scene[1][0]
+    block = block_scene[2]
+    top = np.array([0.08, 0.05, TABLE_Z + 0.04])
+    (u, v), = project_points(head.model, top)[0]
+    result = depth_point(head.model, head.depth_m, u, v)
+    assert result.hit and np.allclose(result.point_m, top, atol=0.006), (result, block)
+    on_table = back_project(head.model, u, v, TABLE_Z)
+    assert np.linalg.norm(np.subtract(on_table.point_m, top)) > 0.03
+
+
+def test_depth_point_refuses_pixels_without_depth_or_outside(block_scene):
+    from pyrua_primitives.perception import depth_point
+
+    head = block_scene[1][0]
+    empty = np.zeros_like(head.depth_m)
+    assert 'has no depth' in depth_point(head.model, empty, 10.0, 10.0).reason
+    assert 'outside the 640x480 image' in depth_point(head.model, head.depth_m, 700, 1).reason

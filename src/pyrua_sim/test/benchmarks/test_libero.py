@@ -117,3 +117,19 @@ def test_oracle_results_say_they_are_privileged(world):
     missing = world.oracle.locate('plate_9')
     assert not missing.found and "did you mean 'plate_1'" in missing.reason
     assert 'perception: oracle' in missing.reason
+
+
+def test_a_pixel_is_grounded_in_3d_through_depth(world):
+    from pyrua_primitives.library import LibraryConfig, PrimitiveLibrary
+    from pyrua_primitives.perception.projection import project_points
+
+    world.reset(index=0)
+    robo = PrimitiveLibrary(world.station, LibraryConfig(use_depth=True))
+    bowl = world.oracle.locate('akita_black_bowl_2')
+    rim = np.array([bowl.position_m[0], bowl.position_m[1] - bowl.size_m[1] / 2 + 0.005,
+                    bowl.top_z_m])
+    (u, v), = project_points(world.station.camera_model('agentview'), rim)[0]
+    seen = robo.back_project('agentview', float(u), float(v), depth=True)
+    assert seen.hit and abs(seen.point_m[2] - bowl.top_z_m) < 0.02, seen
+    with pytest.raises(ValueError, match='depth is not enabled'):
+        PrimitiveLibrary(world.station).back_project('agentview', u, v, depth=True)
