@@ -49,7 +49,7 @@ PANDA_VELOCITY_LIMITS_RAD_S = np.array([2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 
 TCP_SPEED_M_S = 0.25
 """Speed of the straight-line waypoints fed to the controller."""
 POSITION_TOLERANCE_M = 0.002
-ROTATION_TOLERANCE_RAD = math.radians(1.5)
+ROTATION_TOLERANCE_RAD = math.radians(3.0)
 SETTLE_STEPS = 80
 STALL_STEPS = 20
 """Control steps without progress after which a move or a grip counts as blocked."""
@@ -57,6 +57,8 @@ _OSC_POS_SCALE_M = 0.05
 _OSC_ROT_SCALE_RAD = 0.5
 _GRIP_OPEN, _GRIP_CLOSE = -1.0, 1.0
 _ROTATION_WEIGHT_M = 0.1
+_INTEGRAL_GAIN = 0.15
+_INTEGRAL_LIMIT_M = 0.04
 
 
 class LiberoStation:
@@ -106,6 +108,7 @@ class LiberoStation:
             self._rig.close()
         self._rig = CameraRig(self._model, *self._size)
         self._grip = 0.0
+        self._table_z: float | None = None
         self._site_from_tcp = self._calibrate_tcp()
 
     def _calibrate_tcp(self) -> np.ndarray:
@@ -178,6 +181,7 @@ class LiberoStation:
                 self._bind()
             self._env.set_init_state(state)
             self._grip = 0.0
+            self._table_z = None
             hold = self._site_pose()
             for _ in range(settle_steps):
                 self._step(hold, _GRIP_OPEN)
@@ -231,7 +235,9 @@ class LiberoStation:
 
     def table_height_m(self) -> float:
         """Return the z of the top of the table the task's objects stand on."""
-        return table_height(self._model, self._data)
+        if self._table_z is None:  # fixed in the scene: read it once per init state
+            self._table_z = table_height(self._model, self._data)
+        return self._table_z
 
     def time_s(self) -> float:
         """Return the simulated time in seconds."""
@@ -271,7 +277,7 @@ class LiberoStation:
         :param target: 4x4 TCP pose, world frame.
         :param line: straight-line waypoints at ``TCP_SPEED_M_S``; False sends the goal at once
             (the controller then moves about straight anyway, with its own speed).
-        :returns: completed=True once within 2 mm and 1.5 deg; else the reason (cancelled,
+        :returns: completed=True once within 2 mm and 3 deg; else the reason (cancelled,
             blocked: no progress for ``STALL_STEPS`` steps, or not settled).
         """
         check_arm(arm, ARMS)
@@ -301,14 +307,20 @@ class LiberoStation:
 
     def _settle(self, goal: np.ndarray, cancel: CancelToken | None,
                 start_t: float) -> TrajectoryResult:
-        best, since = math.inf, 0
+        # Under a load or near its limits the OSC settles short of the goal: an integral term
+        # moves the commanded position until the measured TCP arrives (or it saturates).
+        best, since, offset = math.inf, 0, np.zeros(3)
         for _ in range(SETTLE_STEPS):
             if cancel is not None and cancel.cancelled:
                 return self._outcome(False, f'cancelled: {cancel.reason}', start_t)
             pos_err, rot_err = self._errors(goal)
             if pos_err <= POSITION_TOLERANCE_M and rot_err <= ROTATION_TOLERANCE_RAD:
                 return self._outcome(True, '', start_t)
-            self._step(goal, self._grip)
+            offset = np.clip(offset + _INTEGRAL_GAIN * (goal[:3, 3] - self._site_pose()[:3, 3]),
+                             -_INTEGRAL_LIMIT_M, _INTEGRAL_LIMIT_M)
+            command = goal.copy()
+            command[:3, 3] += offset
+            self._step(command, self._grip)
             progress = pos_err + _ROTATION_WEIGHT_M * rot_err
             if progress < best - 2e-4:
                 best, since = progress, 0
@@ -447,8 +459,9 @@ def table_height(model: mujoco.MjModel, data: mujoco.MjData) -> float:
     """
     Return the top z of the surface a LIBERO scene's objects stand on, from its MJCF geometry.
 
-    The table is the widest box geom whose name says table (``main_table``, ``kitchen_table``,
-    ``living_room_table``, ``study_table``, ...); its top is centre z plus half height. Scenes
+    The table is the box geom of the largest horizontal area whose name says table
+    (``main_table``, ``kitchen_table``, ``living_room_table``, ``study_table``, ...); its top
+    is its centre z plus its vertical half-extent (boxes may be rotated). Scenes
     without a table (LIBERO-Object) use the floor plane.
     """
     best, top = -1.0, math.nan
@@ -459,10 +472,11 @@ def table_height(model: mujoco.MjModel, data: mujoco.MjData) -> float:
             continue
         if model.geom_type[geom] != mujoco.mjtGeom.mjGEOM_BOX:
             continue
-        size = model.geom_size[geom]
-        area = float(size[0] * size[1])
+        # world half-extents of the (possibly rotated) box
+        half = np.abs(data.geom_xmat[geom].reshape(3, 3)) @ model.geom_size[geom]
+        area = float(half[0] * half[1])
         if area > best:
-            best, top = area, float(data.geom_xpos[geom][2] + size[2])
+            best, top = area, float(data.geom_xpos[geom][2] + half[2])
     if math.isfinite(top):
         return top
     # Floor scenes (LIBERO-Object): the objects stand on the floor plane.
