@@ -113,7 +113,7 @@ def test_grasp_width_check_sees_a_held_bowl_and_an_empty_hand(world, robo):
 def test_oracle_results_say_they_are_privileged(world):
     found = world.oracle.locate('plate_1')
     assert found.found and found.cameras == ('oracle',) and found.height_source == 'oracle'
-    assert repr(found).endswith('oracle)')
+    assert "oracle, note='perception: oracle (simulator ground truth)')" in repr(found)
     missing = world.oracle.locate('plate_9')
     assert not missing.found and "did you mean 'plate_1'" in missing.reason
     assert 'perception: oracle' in missing.reason

@@ -4,8 +4,8 @@ PRIVILEGED LIBERO locate (DESIGN.md rule 4): object poses by the benchmark's obj
 ``OracleLocator`` reads the simulator's ground truth: the body pose of a named object (or
 fixture region) and the box that bounds its geoms. It is never a default: the episode
 assembly installs it as ``locate`` only when ``perception='oracle'`` is asked for, and its
-results say so (``cameras=('oracle',)``, ``height_source='oracle'``), as does the episode's
-record.
+results say so (``cameras=('oracle',)``, ``height_source='oracle'``, ``note='perception:
+oracle ...'``), as does the episode's record.
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ class OracleLocator:
             size_m=(float(hi[0] - lo[0]), float(hi[1] - lo[1])),
             height_m=float(hi[2] - lo[2]), top_z_m=float(hi[2]),
             heading_rad=float((heading + math.pi / 2) % math.pi - math.pi / 2),
-            cameras=(PERCEPTION,), pixels=(), height_source=PERCEPTION)
+            cameras=(PERCEPTION,), pixels=(), height_source=PERCEPTION,
+            note='perception: oracle (simulator ground truth)')
 
     def _bounds(self, bodies: list[int]) -> tuple[np.ndarray, np.ndarray]:
         model = self._env.sim.model._model
