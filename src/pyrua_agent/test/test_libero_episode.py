@@ -1,6 +1,7 @@
 """
-A LIBERO episode the way a user runs it: ``pyrua run --task libero_spatial/0 --perception
-oracle`` with the bundled program, recorded, judged by the benchmark's own success check.
+A LIBERO episode the way a user runs it, judged by the benchmark's own success check.
+
+``pyrua run --task libero_spatial/0 --perception oracle`` with the bundled program, recorded.
 
 Needs the LIBERO extra (CI runs it in ``.venv-libero``); skipped elsewhere.
 """
