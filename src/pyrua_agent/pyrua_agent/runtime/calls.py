@@ -138,10 +138,10 @@ class CellState:
             return 'interrupt'
         return 'kill'
 
-    def reply(self, message: list) -> None:
-        """Send ``message`` to the worker."""
+    def reply(self, message: list, buffers: list = ()) -> None:
+        """Send ``message`` (and the raw buffers it announces) to the worker."""
         try:
-            protocol.send(self.worker.sock, message)
+            protocol.send(self.worker.sock, message, buffers)
         except OSError:
             self.worker_gone = True
 
@@ -201,15 +201,17 @@ def serve_call(cell: CellState, message: list) -> None:
     Serve one ``robo`` call from the worker and send the reply.
 
     :param cell: the running cell.
-    :param message: ``['call', call_id, name, args_tree, kwargs_tree, pending_text]``.
+    :param message: ``['call', call_id, name, args_tree, kwargs_tree, pending_text,
+        buffers]`` (``protocol.recv_worker`` has read the raw buffers).
     """
-    _, call_id, name, args_tree, kwargs_tree, pending = message
+    _, call_id, name, args_tree, kwargs_tree, pending, buffers = message
     cell.output.write(terminal_safe(pending))
     runtime = cell.runtime
     limits = runtime.limits
     try:
         try:
-            args, kwargs = wire.from_tree(args_tree), wire.from_tree(kwargs_tree)
+            args = wire.from_tree(args_tree, buffers)
+            kwargs = wire.from_tree(kwargs_tree, buffers)
         except wire.WireError as exc:
             raise TypeError(f'robo.{terminal_safe(name)[:40]} arguments must be plain data: '
                             f'{exc}') from None
@@ -287,13 +289,14 @@ def serve_call(cell: CellState, message: list) -> None:
     elif name == 'show':
         _record_image(cell, call_id, camera, note, value)
     else:
+        out: list = []
         try:
-            tree = wire.to_tree(value, RESULT_BYTES, f'the result of robo.{name}')
+            tree = wire.to_tree(value, RESULT_BYTES, f'the result of robo.{name}', out)
         except wire.WireError as exc:
             cell.reply(['reply', call_id, 'raise', 'TypeError',
                         f'the result of robo.{name} cannot be sent to the cell: {exc}'])
             return
-        cell.reply(['reply', call_id, 'ok', tree])
+        cell.reply(['reply', call_id, 'ok', tree, [b.nbytes for b in out]], out)
 
 
 def _wait_for_goal(cell: CellState, goal) -> None:
@@ -352,4 +355,4 @@ def _record_image(cell: CellState, call_id: int, camera: str, note: str, pixels:
     pixels = pixels.copy()
     pixels.flags.writeable = False
     cell.images.append((camera, note, pixels, position))
-    cell.reply(['reply', call_id, 'ok', None])
+    cell.reply(['reply', call_id, 'ok', None, []])

@@ -6,13 +6,18 @@ A frame is a 4-byte big-endian length, then that many bytes of one msgpack array
 checks the length against its limit before it allocates anything, so a forged length
 costs the host nothing. Nothing is unpickled, imported or looked up by name on either side.
 
-Host to worker: ``['init', specs, limits]``, ``['run', run_id, code]``,
-``['reply', call_id, 'ok', tree]``, ``['reply', call_id, 'raise', type_name, message]``,
-``['reply', call_id, 'stop', kind, message]``, ``['close']``.
+Host to worker: ``['init', specs, limits]``, ``['run', run_id, index, code]``,
+``['reply', call_id, 'ok', tree, buffer_sizes]``,
+``['reply', call_id, 'raise', type_name, message]``,
+``['reply', call_id, 'stop', kind, message]``.
 
 Worker to host: ``['ready', pid]``, ``['out', text]``,
-``['call', call_id, name, args_tree, kwargs_tree, pending_text]``,
+``['call', call_id, name, args_tree, kwargs_tree, pending_text, buffer_sizes]``,
 ``['done', run_id, pending_text, error_name, error_text, stop_where, is_stop, notes]``.
+
+A message with ``buffer_sizes`` is followed by that many raw buffers, each a 4-byte length
+and its bytes (large numpy arrays, sent and received without copies); their total counts
+against the same limit as the message.
 
 ``run_id`` is a fresh random number per cell, so a 'done' forged by a cell for a later
 cell cannot match; every reply carries the ``call_id`` of the call it answers.
@@ -27,6 +32,8 @@ from typing import Any
 from . import wire
 
 HEADER = struct.Struct('!I')
+# Most raw buffers after one message.
+MAX_BUFFERS = 64
 # Longest text chunk the worker sends in one 'out' message (characters).
 OUT_CHUNK_CHARS = 65536
 # Room a message needs besides its arguments: a text chunk of OUT_CHUNK_CHARS characters
@@ -42,13 +49,13 @@ class ProtocolError(Exception):
 _WORKER_MESSAGES: dict[str, tuple] = {
     'ready': (int,),
     'out': (str,),
-    'call': (int, str, 'tree', 'tree', str),
+    'call': (int, str, 'tree', 'tree', str, list),
     'done': (int, str, (str, type(None)), str, str, bool, str),
 }
 
 
-def send(sock: socket.socket, message: list) -> None:
-    """Send one message as a single frame."""
+def send(sock: socket.socket, message: list, buffers: list[memoryview] = ()) -> None:
+    """Send one message as a single frame, then each raw buffer (its sizes are in it)."""
     data = wire.pack(message)
     if len(data) < 65536:
         sock.sendall(HEADER.pack(len(data)) + data)
@@ -56,6 +63,23 @@ def send(sock: socket.socket, message: list) -> None:
         # No copy of a large payload just to put four bytes in front of it.
         sock.sendall(HEADER.pack(len(data)))
         sock.sendall(data)
+    for buffer in buffers:
+        sock.sendall(buffer)
+
+
+def recv_buffers(sock: socket.socket, sizes: Any, limit: int) -> list[bytearray]:
+    """
+    Receive the raw buffers a message announced, checking their sizes first.
+
+    :raises ProtocolError: for sizes that are not a short list of integers within ``limit``.
+    """
+    if (type(sizes) is not list or len(sizes) > MAX_BUFFERS
+            or not all(type(n) is int and n >= 0 for n in sizes)):
+        raise ProtocolError(f'buffer sizes must be a list of at most {MAX_BUFFERS} '
+                            f'non-negative integers, not {short(sizes)}')
+    if sum(sizes) > limit:
+        raise ProtocolError(f'buffers of {sum(sizes)} bytes vs the limit of {limit} bytes')
+    return [_recv_exactly(sock, n) if n else bytearray() for n in sizes]
 
 
 def _recv_exactly(sock: socket.socket, size: int) -> bytearray:
@@ -105,6 +129,8 @@ def recv_worker(sock: socket.socket, limit: int) -> list:
             or not all(t == 'tree' or (type(v) is not bool or t is bool) and isinstance(v, t)
                        for v, t in zip(message[1:], fields, strict=True))):
         raise ProtocolError(f'unexpected message from the worker: {short(message)}')
+    if message[0] == 'call':
+        message[6] = recv_buffers(sock, message[6], limit)
     return message
 
 

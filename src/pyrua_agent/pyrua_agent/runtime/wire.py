@@ -24,6 +24,8 @@ import numpy as np
 
 LIST, TUPLE, DICT, ARRAY, RESULT = range(5)
 MAX_DEPTH = 32
+# Arrays at least this large travel as raw buffers after the message (no copy into it).
+OUT_OF_BAND_BYTES = 64 * 1024
 ARRAY_DTYPES = frozenset({
     'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64',
     'float16', 'float32', 'float64'})
@@ -81,12 +83,13 @@ def _field_names(cls: type) -> tuple[str, ...]:
 class _Budget:
     """The bytes a value may still take on the wire."""
 
-    __slots__ = ('left', 'limit', 'what')
+    __slots__ = ('buffers', 'left', 'limit', 'what')
 
-    def __init__(self, limit: int, what: str) -> None:
+    def __init__(self, limit: int, what: str, buffers: list | None) -> None:
         self.left = limit
         self.limit = limit
         self.what = what
+        self.buffers = buffers
 
     def take(self, size: int) -> None:
         self.left -= size
@@ -95,7 +98,8 @@ class _Budget:
                             '(e.g. a few numbers, not a whole array or image)')
 
 
-def to_tree(value: Any, limit: int, what: str = 'the arguments') -> Any:
+def to_tree(value: Any, limit: int, what: str = 'the arguments',
+            buffers: list | None = None) -> Any:
     """
     Return ``value`` as a msgpack-ready tree.
 
@@ -103,9 +107,11 @@ def to_tree(value: Any, limit: int, what: str = 'the arguments') -> Any:
     :param limit: the most bytes it may take on the wire (estimated while walking, so a
         huge value is refused after ``limit`` bytes' worth of work).
     :param what: how a refusal names the value, e.g. 'the arguments of robo.move_to'.
+    :param buffers: if given, arrays of ``OUT_OF_BAND_BYTES`` or more are appended to it as
+        byte views to send after the message, and the tree holds their index instead.
     :raises WireError: for a type that cannot cross, too deep a nesting, or over ``limit``.
     """
-    return _encode(value, 0, _Budget(limit, what))
+    return _encode(value, 0, _Budget(limit, what, buffers))
 
 
 def _encode(value: Any, depth: int, budget: _Budget) -> Any:
@@ -141,8 +147,11 @@ def _encode(value: Any, depth: int, budget: _Budget) -> Any:
             raise WireError(f'a numpy array of dtype {dtype} cannot be passed; use one of '
                             f'{", ".join(sorted(ARRAY_DTYPES))}')
         budget.take(value.nbytes)
-        # A view of the pixels, not a copy: msgpack copies them once, into the message.
+        # A view of the pixels, not a copy.
         raw = memoryview(np.ascontiguousarray(value).reshape(-1).view(np.uint8))
+        if budget.buffers is not None and value.nbytes >= OUT_OF_BAND_BYTES:
+            budget.buffers.append(raw)
+            return [ARRAY, dtype.name, len(budget.buffers) - 1, *value.shape]
         return [ARRAY, dtype.name, raw, *value.shape]
     if isinstance(value, np.generic) and value.dtype.name in ARRAY_DTYPES:
         return _encode(value.item(), depth, budget)
@@ -155,16 +164,17 @@ def _encode(value: Any, depth: int, budget: _Budget) -> Any:
     raise WireError(f'{kind.__module__}.{kind.__qualname__} cannot be passed to a primitive')
 
 
-def from_tree(tree: Any) -> Any:
+def from_tree(tree: Any, buffers: list[bytearray] = ()) -> Any:
     """
     Rebuild a value from a tree that ``msgpack.unpackb`` returned.
 
+    :param buffers: the raw buffers that came after the message (arrays refer to them).
     :raises WireError: for anything ``to_tree`` does not produce.
     """
-    return _decode(tree, 0)
+    return _decode(tree, 0, buffers)
 
 
-def _decode(tree: Any, depth: int) -> Any:
+def _decode(tree: Any, depth: int, buffers: list[bytearray] = ()) -> Any:
     kind = type(tree)
     if tree is None or kind in (bool, int, float, str, bytes):
         return tree
@@ -172,27 +182,33 @@ def _decode(tree: Any, depth: int) -> Any:
         raise WireError(f'not a plain-data tree at depth {depth}: {type(tree).__name__}')
     tag = tree[0]
     if tag == LIST:
-        return [_decode(item, depth + 1) for item in tree[1:]]
+        return [_decode(item, depth + 1, buffers) for item in tree[1:]]
     if tag == TUPLE:
-        return tuple(_decode(item, depth + 1) for item in tree[1:])
+        return tuple(_decode(item, depth + 1, buffers) for item in tree[1:])
     if tag == DICT:
         if len(tree) % 2 != 1:
             raise WireError('a dict with an odd number of keys and values')
-        items = [_decode(item, depth + 1) for item in tree[1:]]
+        items = [_decode(item, depth + 1, buffers) for item in tree[1:]]
         try:
             return dict(zip(items[::2], items[1::2], strict=True))
         except TypeError as exc:
             raise WireError(f'a dict with an unhashable key: {exc}') from None
     if tag == ARRAY:
-        return _decode_array(tree)
+        return _decode_array(tree, buffers)
     if tag == RESULT:
-        return _decode_result(tree, depth)
+        return _decode_result(tree, depth, buffers)
     raise WireError(f'unknown tag {tag!r} at depth {depth}')
 
 
-def _decode_array(tree: list) -> np.ndarray:
-    if len(tree) < 3 or tree[1] not in ARRAY_DTYPES or type(tree[2]) is not bytes:
-        raise WireError('an array needs a known dtype, raw bytes and a shape')
+def _decode_array(tree: list, buffers: list[bytearray]) -> np.ndarray:
+    if len(tree) >= 3 and type(tree[2]) is int and 0 <= tree[2] < len(buffers):
+        raw = buffers[tree[2]]
+    elif len(tree) >= 3 and type(tree[2]) is bytes:
+        raw = tree[2]
+    else:
+        raise WireError('an array needs a known dtype, its bytes and a shape')
+    if tree[1] not in ARRAY_DTYPES:
+        raise WireError(f'an array of dtype {str(tree[1])[:20]!r} is not allowed')
     shape = tree[3:]
     if not all(type(n) is int and n >= 0 for n in shape):
         raise WireError(f'an array shape must be non-negative integers, not {shape!r}')
@@ -200,14 +216,15 @@ def _decode_array(tree: list) -> np.ndarray:
     count = 1
     for n in shape:
         count *= n
-    if count * dtype.itemsize != len(tree[2]):
+    if count * dtype.itemsize != len(raw):
         raise WireError(f'an array of shape {tuple(shape)} {dtype} needs '
-                        f'{count * dtype.itemsize} bytes, not {len(tree[2])}')
-    # A writable copy: the receiver may change its arrays in place.
-    return np.frombuffer(tree[2], dtype).reshape(shape).copy()
+                        f'{count * dtype.itemsize} bytes, not {len(raw)}')
+    array = np.frombuffer(raw, dtype).reshape(shape)
+    # Writable: a raw buffer is the receiver's own; inline bytes are copied.
+    return array if isinstance(raw, bytearray) else array.copy()
 
 
-def _decode_result(tree: list, depth: int) -> Any:
+def _decode_result(tree: list, depth: int, buffers: list[bytearray]) -> Any:
     cls = result_types().get(tree[1]) if len(tree) >= 2 and type(tree[1]) is str else None
     if cls is None:
         raise WireError(f'{str(tree[1:2])[:80]} is not a registered result type')
@@ -216,7 +233,7 @@ def _decode_result(tree: list, depth: int) -> Any:
         raise WireError(f'{tree[1]} has {len(names)} fields, not {len(tree) - 2}')
     obj = object.__new__(cls)
     for name, item in zip(names, tree[2:], strict=True):
-        object.__setattr__(obj, name, _decode(item, depth + 1))
+        object.__setattr__(obj, name, _decode(item, depth + 1, buffers))
     return obj
 
 

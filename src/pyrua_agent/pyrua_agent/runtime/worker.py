@@ -141,9 +141,10 @@ class _Channel:
                                "call robo only from the cell's own process")
         if self._state.stop is not None:
             raise self._state.stop
+        buffers: list = []
         try:
             trees = wire.to_tree((args, kwargs), self._arg_bytes,
-                                 f'the arguments of robo.{name}')
+                                 f'the arguments of robo.{name}', buffers)
         except wire.WireError as exc:
             raise TypeError(f'robo.{name} arguments must be plain data (numbers, strings, '
                             'lists, tuples, dicts, numpy arrays, robo results) of at most '
@@ -152,17 +153,20 @@ class _Channel:
         call_id = self._call_id
         with self._lock:
             protocol.send(self._conn, ['call', call_id, name, trees[1], trees[2],
-                                       self._take_small()])
+                                       self._take_small(), [b.nbytes for b in buffers]],
+                          buffers)
             self._last_flush = time.monotonic()
             while True:
                 reply = protocol.recv(self._conn, HOST_MESSAGE_LIMIT)
+                received = (protocol.recv_buffers(self._conn, reply[4], HOST_MESSAGE_LIMIT)
+                            if reply[2] == 'ok' else [])
                 if reply[1] == call_id:
                     break
         raise_if_interrupted(self._state)
         kind = reply[2]
         if kind == 'ok':
             try:
-                return wire.from_tree(reply[3])
+                return wire.from_tree(reply[3], received)
             except wire.WireError as exc:
                 raise TypeError(f'the result of robo.{name} could not be rebuilt in the cell: '
                                 f'{exc}') from None

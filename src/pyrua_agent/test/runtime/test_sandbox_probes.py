@@ -62,7 +62,8 @@ try:
 except TypeError as exc:
     print('refused:', exc)
 fd = int(sys.argv[1])
-forged = msgpack.packb(['call', 99, 'move_to', [1, 'left', [4, 'pyrua_x.Evil', 1]], [2], ''])
+forged = msgpack.packb(['call', 99, 'move_to', [1, 'left', [4, 'pyrua_x.Evil', 1]], [2], '',
+                        []])
 os.write(fd, struct.pack('!I', len(forged)) + forged)
 """
 
@@ -116,6 +117,9 @@ def test_forged_lengths_and_headers_cost_the_host_no_memory(make_runtime):
     claims = [
         # A frame that claims 3 GiB: refused from its 4-byte length alone.
         "struct.pack('!I', 3 * 2 ** 30)",
+        # A call that announces a 3 GiB raw buffer after it.
+        "(lambda b: struct.pack('!I', len(b)) + b)(__import__('msgpack').packb("
+        "['call', 7, 'echo', [1], [2], '', [3 * 2 ** 30]]))",
         # A small frame whose msgpack array header claims 4 billion items.
         "struct.pack('!I', 5) + b'\\xdd\\xff\\xff\\xff\\xff'",
         # A small frame whose bin header claims 4 GiB.
@@ -128,7 +132,8 @@ def test_forged_lengths_and_headers_cost_the_host_no_memory(make_runtime):
         assert result.stopped_reason == 'worker_died' and result.duration_s < 8
         outputs.append(result.output)
     assert 'a message of 3221225472 bytes vs the limit of' in outputs[0]
-    assert all('not a valid message' in text for text in outputs[1:])
+    assert 'buffers of 3221225472 bytes vs the limit of' in outputs[1]
+    assert all('not a valid message' in text for text in outputs[2:])
     big = rt.run_cell('robo.echo(frozenset(range(3_000_000)))')
     assert big.error == 'TypeError' and 'frozenset cannot be passed' in big.output
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
@@ -342,7 +347,7 @@ def test_a_deep_structure_forged_on_the_socket_is_refused_by_the_host(make_runti
     result = rt.run_cell(
         'import msgpack, os, struct, sys, time\nargs = [0]\n'
         'for _ in range(200):\n    args = [0, args]\n'
-        "blob = msgpack.packb(['call', 999, 'echo', [1, args], [2], ''])\n"
+        "blob = msgpack.packb(['call', 999, 'echo', [1, args], [2], '', []])\n"
         "os.write(int(sys.argv[1]), struct.pack('!I', len(blob)) + blob)\ntime.sleep(0.5)\n"
         'print(robo.echo(1))')
     # The host answered the forged call with a refusal and served the real one after it.
