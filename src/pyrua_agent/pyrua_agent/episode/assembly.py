@@ -30,9 +30,18 @@ _LOG = logging.getLogger(__name__)
 WorldOpener = Callable[[EpisodeSpec, Any], OpenedWorld]
 """``(spec, observer or None) -> OpenedWorld``: opens the world of one episode."""
 
+
+def open_recording(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
+    """Open the recorded world of ``spec.recording`` (``pyrua_agent.replay.open_recording``)."""
+    from ..replay import open_recording as open_bag_world
+
+    return open_bag_world(spec, observer)
+
+
 WORLDS: dict[str, WorldOpener] = {
     'twin': open_twin,
     'libero': open_benchmark,
+    'replay': open_recording,
 }
 """World registry: ``EpisodeSpec.world`` -> its opener."""
 

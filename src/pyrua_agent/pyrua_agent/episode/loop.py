@@ -41,6 +41,8 @@ class EpisodeWorld:
     :param success_guard: stop a cell before an acting primitive once the task succeeded.
     :param transport: how the runtime reaches the primitives (None: in this process); a
         recording world passes a ``RecordedTransport``, the agent node its ROS actions.
+    :param after_cell: world state to advance with each finished cell, called with its
+        result before the loop's ``on_cell`` (a replay's bag moves to the next recorded cell).
     """
 
     task: str
@@ -53,6 +55,7 @@ class EpisodeWorld:
     score: Callable[[], float] | None = None
     success_guard: bool = True
     transport: Transport | None = None
+    after_cell: Callable[[CellResult], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +190,8 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
                     meter.charge_cell()
                     result = runtime.run_cell(step.code)
                     results.append(result)
+                    if world.after_cell is not None:
+                        world.after_cell(result)
                     if on_cell is not None:
                         on_cell(step, result)
                     if watchdog.fired:

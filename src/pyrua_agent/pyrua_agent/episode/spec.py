@@ -32,8 +32,11 @@ class EpisodeSpec:
     :param task: task name (``pyrua_sim.tasks.TASKS`` on the twin).
     :param seed: layout seed.
     :param layout: layout index.
-    :param world: which world runs the task: ``'twin'`` (the embedded MuJoCo station) or
-        another name registered in ``pyrua_agent.episode.WORLDS``.
+    :param world: which world runs the task: ``'twin'`` (the embedded MuJoCo station),
+        ``'replay'`` (a recorded episode's bag, see ``recording``) or another name
+        registered in ``pyrua_agent.episode.WORLDS``.
+    :param recording: the run folder (or its bag) a ``'replay'`` world answers from; set
+        for that world only.
     :param instruction: the task instruction; '' takes the world's own.
     :param planner: one of ``pyrua_agent.planners.PLANNERS``.
     :param source: the file of a file planner (``# %%`` script, JSONL transcript); None for
@@ -57,6 +60,7 @@ class EpisodeSpec:
     seed: int = 0
     layout: int = 0
     world: str = 'twin'
+    recording: str | None = None
     instruction: str = ''
     planner: str = 'script'
     source: str | None = None
@@ -83,6 +87,10 @@ class EpisodeSpec:
         if self.source and not needs_source(self.planner):
             raise ValueError(f'source {self.source!r} vs planner {self.planner!r}, which '
                              'reads no file; drop source or pick script/replay')
+        if (self.world == 'replay') != bool(self.recording):
+            raise ValueError(f'recording {self.recording!r} with world {self.world!r} vs a run '
+                             "folder exactly when world is 'replay'; e.g. world='replay', "
+                             "recording='runs/<episode>'")
         if self.sandbox not in SANDBOX_MODES:
             raise ValueError(unknown_name('sandbox mode', self.sandbox, SANDBOX_MODES))
         if self.cell_timeout_s is not None and not (math.isfinite(self.cell_timeout_s)

@@ -87,7 +87,8 @@ PLANNERS: dict[str, PlannerKind] = {
     'code': PlannerKind(build=_code, needs_endpoint=True, reads_file=False,
                         summary='an LLM writes Python cells (the code interface)'),
     'replay': PlannerKind(build=_replay, needs_endpoint=False, reads_file=True,
-                          summary='re-runs the cells of a transcript.jsonl'),
+                          summary='re-runs recorded cells exactly (transcript.jsonl, # %% file, '
+                                  'run folder)'),
     'script': PlannerKind(build=_script, needs_endpoint=False, reads_file=True,
                           summary='runs a # %% file (default: the bundled reference program)'),
     'tools': PlannerKind(build=_tools, needs_endpoint=True, reads_file=False,

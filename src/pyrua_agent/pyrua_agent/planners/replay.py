@@ -9,8 +9,10 @@ in order:
   tool-calling baseline, replayed as its one-call cell (without the pictures, which only a
   model would read); a ``python`` tool call replays its ``code``.
 
-Records of any other kind (model calls, results, notes) are skipped. Like every planner it
-runs through the episode loop: one cell per step, then ``Finish``.
+Records of any other kind (model calls, results, notes) are skipped. ``from_file`` also takes
+a ``# %%`` file (run exactly, with no added ``instruction`` cell) or a run folder, whose bag's
+cells it replays (``pyrua replay``). Like every planner it runs through the episode loop:
+one cell per step, then ``Finish``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import Cell, Finish, TaskCard
-from .percent import ScriptCell
+from .percent import read_percent_file, ScriptCell
 from .tool_calling import call_code
 from ..accounting import Ledger
 from ..budgets import Budgets
@@ -93,6 +95,18 @@ def read_transcript(path: str | Path) -> list[ScriptCell]:
     return cells
 
 
+def recorded_cells(recording: Any) -> list[ScriptCell]:
+    """Return a recording's cells (``BagRecording``) titled with their labels and index."""
+    return [ScriptCell(title=recorded_title(cell), code=cell['code'], line=cell['cell'])
+            for cell in recording.cells]
+
+
+def recorded_title(cell: Mapping[str, Any]) -> str:
+    """Return a recorded cell's title: its label and index (``'plan (recorded cell 2)'``)."""
+    label = cell.get('label') or ''
+    return f'{label} (recorded cell {cell["cell"]})' if label else f'recorded cell {cell["cell"]}'
+
+
 class ReplayPlanner:
     """
     Replay recorded cells one per step, exactly as recorded, then finish; no LLM calls.
@@ -122,7 +136,20 @@ class ReplayPlanner:
 
     @classmethod
     def from_file(cls, path: str | Path) -> ReplayPlanner:
-        """Build a replay planner from a JSONL transcript."""
+        """
+        Build a replay planner from a file of cells, run exactly as they are.
+
+        :param path: a JSONL transcript; a ``# %%`` file (``.py``, e.g. an edited
+            ``pyrua replay --export`` copy); or a run folder (or its bag), whose recorded
+            cells are replayed.
+        """
+        path = Path(path)
+        if path.is_dir():
+            from ..recording.bag_reader import read_bag
+
+            return cls(recorded_cells(read_bag(path)), source=str(path))
+        if path.suffix == '.py':
+            return cls(read_percent_file(path), source=str(path))
         return cls(read_transcript(path), source=str(path))
 
     def __repr__(self) -> str:

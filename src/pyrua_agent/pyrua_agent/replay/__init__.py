@@ -2,14 +2,22 @@
 Replay of recorded episodes against their bag: no robot, no simulator.
 
 ``replay_episode`` runs a recorded episode's cells (or a person's edited copy, written by
-``write_script``) again through the episode loop against ``BagPrimitives``, whose results
-and camera frames come from the bag, and returns a ``DivergenceReport``: per cell, whether
-the output equals the recorded output, and every call the recording has no result for.
+``write_script``) again through ``run_episode_spec`` on the ``'replay'`` world
+(``open_recording``, registered in ``pyrua_agent.episode.WORLDS``), whose ``BagPrimitives``
+answer with the bag's results and camera frames, and returns a ``DivergenceReport``: per
+cell, whether the output equals the recorded output, and every call the recording has no
+result for.
 """
 
-from .bag_primitives import bag_world, BagPrimitives, CallDivergence, ReplayDivergence
+from .bag_primitives import (
+    bag_world,
+    BagPrimitives,
+    CallDivergence,
+    open_recording,
+    ReplayDivergence,
+)
 from .divergence import CellComparison, DivergenceReport
-from .runner import replay_episode, ReplayOutcome, write_script
+from .runner import replay_episode, replay_spec, ReplayOutcome, write_script
 
 __all__ = [
     'BagPrimitives',
@@ -19,6 +27,8 @@ __all__ = [
     'ReplayDivergence',
     'ReplayOutcome',
     'bag_world',
+    'open_recording',
     'replay_episode',
+    'replay_spec',
     'write_script',
 ]

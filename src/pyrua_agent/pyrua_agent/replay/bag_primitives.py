@@ -19,12 +19,13 @@ call has diverged; after a divergence the recorded verdict no longer applies.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+import dataclasses
 from dataclasses import dataclass
 import functools
 import inspect
 import logging
 import threading
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 from pyrua_primitives.library import ACTING, PrimitiveLibrary
@@ -33,9 +34,14 @@ from .rebuild import rebuild_error, rebuild_result, return_hint
 from ..episode import EpisodeWorld
 from ..errors import AgentError
 from ..planners.base import TaskCard
-from ..recording.bag_reader import BagRecording, RecordedFrame
+from ..recording.bag_reader import BagRecording, read_bag, RecordedFrame
 from ..recording.convert import plain
 from ..runtime.calls import call_text
+from ..runtime.transport import InProcessTransport
+from ..world import OpenedWorld, RecordedTransport
+
+if TYPE_CHECKING:
+    from ..episode import EpisodeSpec
 
 _LOG = logging.getLogger(__name__)
 RUNTIME_KEYWORDS = ('cancel', 'feedback')
@@ -100,7 +106,7 @@ class BagPrimitives:
     """
     Primitives answering from one recorded episode, cell by cell.
 
-    Calls are matched against recorded cell 1 first; the replay runner calls
+    Calls are matched against recorded cell 1 first; the bag world (``bag_world``) calls
     ``end_cell(k)`` after cell ``k`` (``start_cell(k)`` moves to cell ``k`` directly).
     ``primitives()`` are the callables for ``EpisodeWorld.primitives``.
 
@@ -318,6 +324,18 @@ class BagPrimitives:
         return end.get('score')
 
 
+def episode_start(recording: BagRecording) -> dict[str, Any]:
+    """
+    Return the recording's episode start record (task, seed, layout, card, config).
+
+    :raises ValueError: for a recording without one.
+    """
+    if recording.start is None:
+        raise ValueError(f'bag {recording.path} has no episode start record vs one written '
+                         'by Recorder.episode_started; it cannot be replayed')
+    return recording.start
+
+
 def bag_world(recording: BagRecording, primitives: BagPrimitives | None = None, *,
               acting: Collection[str] | None = None) -> tuple[EpisodeWorld, BagPrimitives]:
     """
@@ -331,10 +349,7 @@ def bag_world(recording: BagRecording, primitives: BagPrimitives | None = None, 
         divergence log).
     :raises ValueError: for a recording without its episode start record.
     """
-    start = recording.start
-    if start is None:
-        raise ValueError(f'bag {recording.path} has no episode start record vs one written '
-                         'by Recorder.episode_started; it cannot be replayed')
+    start = episode_start(recording)
     bag = primitives if primitives is not None else BagPrimitives(recording)
     names = bag.prototypes
     acting = tuple(n for n in (ACTING if acting is None else acting) if n in names)
@@ -345,5 +360,32 @@ def bag_world(recording: BagRecording, primitives: BagPrimitives | None = None, 
     world = EpisodeWorld(task=start.get('task', ''), seed=int(start.get('seed', 0)),
                          layout=int(start.get('layout', 0)), card=card,
                          primitives=bag.primitives(), acting=acting, success=bag.success,
-                         score=bag.score)
+                         score=bag.score, after_cell=lambda result: bag.end_cell(result.index))
     return world, bag
+
+
+def open_recording(spec: EpisodeSpec, observer: Any | None = None, *,
+                   primitives: BagPrimitives | None = None) -> OpenedWorld:
+    """
+    Open the world of a replay: ``spec.recording``'s bag answers every primitive call.
+
+    Registered as ``WORLDS['replay']``. With an observer (a recorder), the replay's cells,
+    primitive goals and results are recorded like any episode's; the camera frames stay
+    in the replayed bag.
+
+    :param spec: the episode; ``spec.recording`` is the run folder (or its bag).
+    :param observer: records the replayed goals and results.
+    :param primitives: the bag primitives (default: over ``spec.recording`` and the
+        library's prototypes); ``replay_episode`` passes its own to read the divergences.
+    :returns: the world; nothing to release.
+    :raises ValueError: for a recording without its episode start record.
+    """
+    if primitives is None:
+        primitives = BagPrimitives(read_bag(spec.recording))
+    world, _ = bag_world(primitives.recording, primitives)
+    transport = None
+    if observer is not None:
+        transport = RecordedTransport(InProcessTransport(world.primitives), world.primitives,
+                                      observer)
+    world = dataclasses.replace(world, success_guard=spec.success_guard, transport=transport)
+    return OpenedWorld(world=world, close=lambda: None)

@@ -1,9 +1,11 @@
 """
 ``pyrua replay RUN``: run a recorded episode's cells again against its bag, and compare.
 
-The cells (the recorded ones, or a person's edited copy from ``write_script``) run in a
-fresh ``CellRuntime`` through ``run_episode``, with the replay planner, against the bag
-primitives of the recording (``replay.bag_primitives``): no robot, no simulator. Each cell
+The replay is one episode of the shared assembly: ``replay_spec`` parses the recording into
+an ``EpisodeSpec`` on the ``'replay'`` world (the bag primitives of ``replay.bag_primitives``:
+no robot, no simulator) with the registry's replay planner, which runs the cells (the
+recorded ones, or a person's edited copy from ``write_script``) exactly, and
+``run_episode_spec`` runs it. Each cell
 is compared with the recorded cell of the same index as soon as it ends (``on_cell``), and
 the ``DivergenceReport`` at the end says, per cell, whether the output is identical and
 where it first differs, which calls did not match, and whether the end reason did.
@@ -11,25 +13,24 @@ where it first differs, which calls did not match, and whether the end reason di
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 import dataclasses
 from dataclasses import dataclass
+import functools
 import os
 from pathlib import Path
 import re
-from typing import Any
 
-from .bag_primitives import bag_world, BagPrimitives
+from .bag_primitives import BagPrimitives, episode_start, open_recording
 from .divergence import build_report, CellComparison, compare_cell, DivergenceReport
-from ..budgets import BudgetConfig, Budgets
-from ..episode import EpisodeResult, run_episode
-from ..planners.base import Cell, Finish, Planner, TaskCard
-from ..planners.percent import read_percent_file, ScriptCell
-from ..planners.replay import ReplayPlanner
+from ..budgets import BudgetConfig
+from ..episode import EpisodeResult, EpisodeSpec, run_episode_spec
+from ..planners.base import Cell
+from ..planners.percent import read_percent_file
+from ..planners.replay import recorded_title
 from ..recording.bag_reader import BagRecording, read_bag
 from ..runtime import CellResult
 
-CARD_LABEL = 'task card'
 _MARKER = re.compile(r'^# ?%%')
 ReplayHook = Callable[[Cell, CellResult, CellComparison], None]
 
@@ -41,58 +42,10 @@ class ReplayOutcome:
     result: EpisodeResult
     report: DivergenceReport
     recording: BagRecording
+    spec: EpisodeSpec
 
     def __repr__(self) -> str:
         return f'ReplayOutcome({self.result!r}, {self.report!r})'
-
-
-class _ExactCells:
-    """
-    Run exactly the given cells through a ``ReplayPlanner``, adding none.
-
-    The script planner starts with a cell that defines ``instruction`` from the task card;
-    a replay must not add it, because the recording holds its own cells (its card cell
-    too, when the recorded planner wrote one) and cell indices must stay the recorded ones
-    (tracebacks name ``<cell k>``). The added cell is recognised by its label and code;
-    the replayed cells carry other labels.
-    """
-
-    def __init__(self, planner: ReplayPlanner) -> None:
-        self.planner = planner
-        self.name = planner.name
-        self.ledger = planner.ledger
-        self._card_code: str | None = None
-
-    def __repr__(self) -> str:
-        return f'_ExactCells({self.planner!r})'
-
-    def begin(self, card: TaskCard, budgets: Budgets) -> None:
-        self.planner.begin(card, budgets)
-        self._card_code = f'instruction = {card.instruction!r}'
-
-    def next_step(self) -> Cell | Finish:
-        step = self.planner.next_step()
-        code, self._card_code = self._card_code, None
-        if isinstance(step, Cell) and step.label == CARD_LABEL and step.code == code:
-            step = self.planner.next_step()
-        return step
-
-    def observe(self, result: CellResult) -> None:
-        self.planner.observe(result)
-
-    def close(self) -> None:
-        self.planner.close()
-
-
-def recorded_cells(recording: BagRecording) -> list[ScriptCell]:
-    """Return the recording's cells as script cells, titled with their labels and index."""
-    return [ScriptCell(title=_title(cell), code=cell['code'], line=cell['cell'])
-            for cell in recording.cells]
-
-
-def _title(cell: Mapping[str, Any]) -> str:
-    label = cell.get('label') or ''
-    return f'{label} (recorded cell {cell["cell"]})' if label else f'recorded cell {cell["cell"]}'
 
 
 def write_script(run: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
@@ -112,7 +65,7 @@ def write_script(run: str | os.PathLike[str], path: str | os.PathLike[str]) -> P
             if _MARKER.match(line):
                 raise ValueError(f'cell {cell["cell"]} line {number} starts with "# %%" vs '
                                  'none in a percent file cell; edit the transcript instead')
-        parts += [f'# %% {_title(cell)}', cell['code'].strip('\n'), '']
+        parts += [f'# %% {recorded_title(cell)}', cell['code'].strip('\n'), '']
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text('\n'.join(parts), encoding='utf-8')
@@ -127,6 +80,34 @@ def recorded_budgets(recording: BagRecording) -> BudgetConfig:
     return BudgetConfig(**{k: v for k, v in values.items() if k in known})
 
 
+def replay_spec(recording: BagRecording, *, script: str | os.PathLike[str] | None = None,
+                budgets: BudgetConfig | None = None,
+                max_output_chars: int = 8000) -> EpisodeSpec:
+    """
+    Return the ``EpisodeSpec`` of a replay: the recorded episode on the ``'replay'`` world.
+
+    :param recording: the episode bag read back.
+    :param script: a percent file of cells to run instead of the recorded ones.
+    :param budgets: episode limits; default: the recorded episode's.
+    :param max_output_chars: per-cell output kept, as in the recorded run.
+    :raises FileNotFoundError: when ``script`` does not exist.
+    :raises ValueError: for a bag without an episode start, or no cells to run.
+    """
+    start = episode_start(recording)
+    run_dir = str(recording.path.parent)
+    if script is not None:
+        read_percent_file(script)  # refuses a missing or empty file before anything runs
+    elif not recording.cells:
+        raise ValueError(f'recording {run_dir} has no finished cell vs at least one to replay')
+    config = start.get('config') or {}
+    return EpisodeSpec(task=start.get('task') or 'replay', seed=int(start.get('seed', 0)),
+                       layout=int(start.get('layout', 0)), world='replay', recording=run_dir,
+                       planner='replay', source=run_dir if script is None else str(script),
+                       budgets=budgets or recorded_budgets(recording),
+                       max_output_chars=max_output_chars,
+                       success_guard=bool(config.get('success_guard', True)), record=False)
+
+
 def replay_episode(run: str | os.PathLike[str], *,
                    script: str | os.PathLike[str] | None = None,
                    on_cell: ReplayHook | None = None,
@@ -134,6 +115,9 @@ def replay_episode(run: str | os.PathLike[str], *,
                    primitives: BagPrimitives | None = None) -> ReplayOutcome:
     """
     Run a recorded episode's cells (or ``script``'s) again against its bag and compare.
+
+    The replay is one ``run_episode_spec`` episode (``replay_spec``): the ``'replay'``
+    world answers from the bag, the registry's replay planner runs the cells exactly.
 
     :param run: the run directory (or its bag); a bag whose writer was killed is repaired.
     :param script: a percent file of cells to run instead of the recorded ones (e.g. an
@@ -149,36 +133,26 @@ def replay_episode(run: str | os.PathLike[str], *,
     """
     recording = read_bag(run) if primitives is None else primitives.recording
     bag = primitives if primitives is not None else BagPrimitives(recording)
-    world, _ = bag_world(recording, bag)
-    config = (recording.start or {}).get('config') or {}
-    world = dataclasses.replace(world, success_guard=bool(config.get('success_guard', True)))
-    if script is not None:
-        cells, source = read_percent_file(script), str(script)
-    else:
-        cells, source = recorded_cells(recording), str(recording.path.parent)
-    if not cells:
-        raise ValueError(f'recording {recording.path.parent} has no finished cell vs at least '
-                         'one to replay')
-    planner: Planner = _ExactCells(ReplayPlanner(cells, source=source))
+    spec = replay_spec(recording, script=script, budgets=budgets,
+                       max_output_chars=max_output_chars)
     recorded = {cell['cell']: cell for cell in recording.cells}
     replayed: list[tuple[str, CellResult]] = []
 
     def hook(cell: Cell, result: CellResult) -> None:
-        bag.end_cell(result.index)
         replayed.append((cell.code, result))
         if on_cell is not None:
             on_cell(cell, result, compare_cell(result.index, cell.code, result,
                                                recorded.get(result.index)))
 
-    result = run_episode(world, planner, budgets=budgets or recorded_budgets(recording),
-                         max_output_chars=max_output_chars, on_cell=hook)
+    result = run_episode_spec(spec, opener=functools.partial(open_recording, primitives=bag),
+                              on_cell=hook)
     end = recording.end
     notes = _notes(recording, bag)
     report = build_report(replayed, recording.cells, calls=bag.divergences,
                           rebuild_notes=bag.rebuild_notes, end_reason=result.end_reason,
                           recorded_end_reason=end.get('end_reason') if end else None,
                           notes=notes)
-    return ReplayOutcome(result=result, report=report, recording=recording)
+    return ReplayOutcome(result=result, report=report, recording=recording, spec=spec)
 
 
 def _notes(recording: BagRecording, bag: BagPrimitives) -> Sequence[str]:

@@ -1,6 +1,8 @@
 """Record a twin episode and replay it against its bag: identical outputs, then one change."""
 
 import numpy as np
+from pyrua_agent.cli import main
+from pyrua_agent.episode import EpisodeSpec, run_episode_spec
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.recording import Recorder, run_recorded_episode
@@ -71,3 +73,27 @@ def test_twin_replay_with_a_changed_move_diverges_at_that_cell(twin_run, tmp_pat
         report.text()
     assert report.calls, report.text()
     assert report.calls[0].cell == 3 and 'xyz=' in report.calls[0].action
+
+
+@pytest.mark.slow
+def test_registered_replay_world_replays_the_twin_episode_on_its_own(twin_run):
+    run_dir, recorded = twin_run
+    spec = EpisodeSpec(task='pick_place', world='replay', recording=str(run_dir),
+                       planner='replay', source=str(run_dir), record=False)
+    result = run_episode_spec(spec)  # WORLDS['replay'] over the library's prototypes
+    assert [r.output for r in result.cell_results] == [r.output for r in recorded.cell_results]
+    assert result.end_reason == recorded.end_reason and result.planner == 'replay'
+
+
+@pytest.mark.slow
+def test_pyrua_replay_command_reports_identical_then_the_divergence(twin_run, tmp_path,
+                                                                    capsys):
+    run_dir, _ = twin_run
+    assert main(['replay', str(run_dir)]) == 0
+    assert 'identical to the recording' in capsys.readouterr().out
+    script = tmp_path / 'cells.py'
+    assert main(['replay', str(run_dir), '--export', str(script)]) == 0
+    script.write_text(script.read_text().replace('p.position_m[1] + 0.05', 'p.position_m[1]'))
+    assert main(['replay', str(run_dir), '--script', str(script)]) == 1
+    out = capsys.readouterr().out
+    assert '[changed vs the recording]' in out and 'DIVERGED: first at cell 3' in out
