@@ -83,7 +83,10 @@ class TrainConfig:
         float32 on CPU.
     :param gradient_checkpointing: recompute activations in the backward pass (long episodes
         on one GPU).
-    :param parallel_episodes: episodes played at the same time.
+    :param executor: where episodes run, one of ``pyrua_agent.evaluation.EXECUTORS``:
+        ``'pool'`` (local processes) or ``'ray'`` (a local Ray: its workers reach the rollout
+        engine on 127.0.0.1).
+    :param parallel_episodes: episodes played at the same time (pool processes, Ray CPUs).
     :param max_group_attempts: plays of one group before an instance whose groups keep losing
         episodes to infrastructure failures stops the run.
     :param endpoint_retries: retries of a failed model call inside an episode.
@@ -118,6 +121,7 @@ class TrainConfig:
     dtype: str = 'float32'
     compute_dtype: str = 'auto'
     gradient_checkpointing: bool = False
+    executor: str = 'pool'
     parallel_episodes: int = 4
     max_group_attempts: int = 3
     endpoint_retries: int = 2
@@ -138,8 +142,10 @@ class TrainConfig:
         from ..episode import SANDBOX_MODES, WORLDS
         from . import toy  # noqa: F401  (registers WORLDS['toy'])
 
+        from ..evaluation.executors import EXECUTORS
+
         for name, options in (('world', WORLDS), ('engine', ENGINES),
-                              ('sandbox', SANDBOX_MODES)):
+                              ('sandbox', SANDBOX_MODES), ('executor', EXECUTORS)):
             if getattr(self, name) not in options:
                 raise ValueError(unknown_name(name, getattr(self, name), options))
         from .policy import COMPUTE_DTYPES, DTYPES
