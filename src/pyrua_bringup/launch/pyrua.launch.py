@@ -4,9 +4,12 @@ The PyRUA node set, shared by sim, station and replay: sim node (optional), prim
 All nodes run in one namespace (``pyrua``: ``/pyrua/locate``, ``/pyrua/reset_task``); their
 parameters come from one YAML file with one section per node name. Each node gets its own
 section as a parameter dict: rclpy matches a file's node keys only exactly or as ``/**``,
-so a plain ``sim_node:`` key would not reach ``/pyrua/sim_node``. The agent's launch
-arguments override single YAML values only when given (empty keeps the file's value); the
-launch ends when the agent's episode ends.
+so a plain ``sim_node:`` key would not reach ``/pyrua/sim_node``. The station settings have
+one home, ``primitives_node.station`` (the node that drives the station); the agent node,
+whose own ROS station reads the same joints, cameras and TF and states the table height in
+the prompt, gets that section too, and a file that sets ``agent_node.station`` is refused.
+The agent's launch arguments override single YAML values only when given (empty keeps the
+file's value); the launch ends when the agent's episode ends.
 """
 
 from launch import LaunchContext, LaunchDescription
@@ -62,7 +65,13 @@ def _sections(path: str) -> dict:
     unknown = sorted(set(tree) - set(NODES))
     if unknown:
         raise ValueError(f'{path}: top-level keys {unknown} vs node names {list(NODES)}')
-    return {node: tree.get(node, {}).get('ros__parameters', {}) for node in NODES}
+    sections = {node: dict(tree.get(node, {}).get('ros__parameters', {})) for node in NODES}
+    if 'station' in sections['agent_node']:
+        raise ValueError(f'{path}: agent_node.station vs none; the station settings have one '
+                         'home, primitives_node.station, which agent_node gets too: move them')
+    if 'station' in sections['primitives_node']:
+        sections['agent_node']['station'] = sections['primitives_node']['station']
+    return sections
 
 
 def _nodes(context: LaunchContext) -> list:

@@ -1,7 +1,11 @@
 """
 Replay a recorded episode: bag play, primitives node on the bag topics, replay planner.
 
-``ros2 bag play`` plays the episode's bag; the agent re-runs the recorded cells. Example::
+``ros2 bag play`` plays the episode's bag; the agent re-runs the recorded cells with the
+registry's replay planner (``transcript``: the transcript, an edited ``# %%`` copy from
+``pyrua replay RUN --export``, or the run folder itself). Without ROS, ``pyrua replay RUN``
+runs the same planner through the same assembly against the bag alone and reports every
+divergence. Example::
 
     ros2 launch pyrua_bringup replay.launch.py bag:=runs/<episode>/bag
         transcript:=runs/<episode>/transcript.jsonl
@@ -30,7 +34,9 @@ def generate_launch_description() -> LaunchDescription:
     declare_bag_cmd = DeclareLaunchArgument(
         'bag', description='The episode bag directory (runs/<episode>/bag)')
     declare_transcript_cmd = DeclareLaunchArgument(
-        'transcript', description='The episode transcript (runs/<episode>/transcript.jsonl)')
+        'transcript',
+        description='Cells to replay: runs/<episode>/transcript.jsonl, a # %% file or the '
+                    'run folder')
     declare_rate_cmd = DeclareLaunchArgument(
         'rate', default_value='1.0', description='Bag playback rate factor')
     declare_config_cmd = DeclareLaunchArgument(

@@ -140,16 +140,53 @@ def test_yaml_keys_are_node_names_and_parameters_of_their_config(filename):
         assert not problems, f'{filename} {node}:\n' + '\n'.join(problems)
 
 
+def _launch_sections():
+    """Return ``pyrua.launch.py``'s own ``_sections`` (how launch reads a YAML file)."""
+    tree = _tree(BRINGUP / 'launch' / 'pyrua.launch.py')
+    keep = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == '_sections'
+            or isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == 'NODES']
+    namespace = {'yaml': yaml}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), 'pyrua.launch.py', 'exec'), namespace)
+    return namespace['_sections']
+
+
 @pytest.mark.parametrize('filename', PARAM_FILES)
 def test_yaml_values_build_valid_configs(filename):
     from pyrua_primitives.ros.parameters import config_from_values, flatten
 
-    tree = yaml.safe_load((BRINGUP / 'config' / filename).read_text())
-    for node, section in tree.items():
-        values = {**parameter_defaults(NODE_CONFIGS[node]),
-                  **flatten(section['ros__parameters']),
+    sections = _launch_sections()(str(BRINGUP / 'config' / filename))
+    for node, section in sections.items():
+        values = {**parameter_defaults(NODE_CONFIGS[node]), **flatten(section),
                   **LAUNCH_SUPPLIED.get(filename, {}).get(node, {})}
         config_from_values(NODE_CONFIGS[node], values)
+
+
+@pytest.mark.parametrize('filename', PARAM_FILES)
+def test_station_settings_have_one_home_that_the_agent_node_reads_too(filename):
+    from pyrua_primitives.ros.parameters import config_from_values, flatten
+
+    tree = yaml.safe_load((BRINGUP / 'config' / filename).read_text())
+    assert 'station' not in tree['agent_node']['ros__parameters'], filename
+    sections = _launch_sections()(str(BRINGUP / 'config' / filename))
+    assert sections['agent_node'].get('station') == sections['primitives_node'].get('station')
+    configs = {node: config_from_values(NODE_CONFIGS[node], {
+        **parameter_defaults(NODE_CONFIGS[node]), **flatten(sections[node]),
+        **LAUNCH_SUPPLIED.get(filename, {}).get(node, {})}).station
+        for node in ('agent_node', 'primitives_node')}
+    assert configs['agent_node'] == configs['primitives_node']
+    assert configs['agent_node'].table_height_m == 0.765
+
+
+def test_launch_refuses_station_settings_under_the_agent_node(tmp_path):
+    path = tmp_path / 'two_homes.yaml'
+    path.write_text('agent_node:\n  ros__parameters:\n    station:\n      table_height_m: 0.7\n'
+                    'primitives_node:\n  ros__parameters:\n    station:\n'
+                    '      table_height_m: 0.765\n')
+    with pytest.raises(ValueError, match='one home, primitives_node.station'):
+        _launch_sections()(str(path))
+    path.write_text('primitives_node:\n  ros__parameters:\n    station:\n'
+                    '      table_height_m: 0.7\n')
+    assert _launch_sections()(str(path))['agent_node'] == {'station': {'table_height_m': 0.7}}
 
 
 def test_prices_file_loads_as_a_price_table():

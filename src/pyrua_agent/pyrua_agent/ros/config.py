@@ -26,7 +26,8 @@ class AgentNodeConfig:
     :param seed: layout seed.
     :param layout: layout index.
     :param planner: one of ``pyrua_agent.planners.PLANNERS``.
-    :param source: the ``# %%`` script or JSONL transcript of the script/replay planners.
+    :param source: the ``# %%`` script or JSONL transcript (replay: also a run folder) of
+        the script/replay planners.
     :param endpoint: the OpenAI-compatible endpoint and model of the LLM planners.
     :param budgets: LLM calls, cells, wall clock and context tokens.
     :param library: the local primitive library (reads: pose, joints, image, ...).
