@@ -13,7 +13,7 @@ keys (with a "did you mean") and bad values before any episode starts::
       tools: {planner: tools, endpoint: {base_url: 'http://127.0.0.1:8000/v1', model: M}}
     budgets: {max_llm_calls: 40}
     perception: color                           # the primitive library's segmenter
-    sandbox: auto                               # cell isolation: auto, required, off
+    sandbox: auto                               # cell isolation: auto, bwrap, none
     labels: {model: M}                          # copied into every episode record
 
 An interface with ``plan: reference`` is the cost model: a loopback server replays the
