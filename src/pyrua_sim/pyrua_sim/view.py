@@ -100,6 +100,8 @@ def contact_sheet(
     """
     Render one labelled grid of the head-camera image of each layout.
 
+    A benchmark task (``'libero_goal/2'``) shows its first camera at each init state.
+
     :param task: a registered task name.
     :param seed: layout seed, 0..999.
     :param indices: layout indices, each 0..49.
@@ -117,7 +119,18 @@ def contact_sheet(
         )
     cv2 = _cv2()
     tiles = []
-    for index in indices:
+    if is_benchmark_task(task):
+        world = load_benchmark(task, indices[0])
+        try:
+            for index in indices:
+                world.reset(index=index)
+                camera = station_cameras(world.station)[0]
+                rgb = world.station.capture(camera).rgb
+                tile = cv2.resize(rgb, SHEET_TILE, interpolation=cv2.INTER_AREA)
+                tiles.append(_label(tile, (f'{task} init state {index}', world.instruction)))
+        finally:
+            world.close()
+    for index in indices if not tiles else ():
         twin = load_twin(task, seed, index)
         try:
             rgb = twin.station.capture('head').rgb
@@ -133,4 +146,5 @@ def contact_sheet(
         row = tiles[start:start + columns]
         row += [blank] * (columns - len(row))
         rows.append(np.hstack(row))
-    return [_write_png(Path(out_dir) / f'{task}_s{seed}_sheet.png', np.vstack(rows))]
+    name = task.replace('/', '_')
+    return [_write_png(Path(out_dir) / f'{name}_s{seed}_sheet.png', np.vstack(rows))]

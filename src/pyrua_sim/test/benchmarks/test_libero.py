@@ -133,3 +133,15 @@ def test_a_pixel_is_grounded_in_3d_through_depth(world):
     assert seen.hit and abs(seen.point_m[2] - bowl.top_z_m) < 0.02, seen
     with pytest.raises(ValueError, match='depth is not enabled'):
         PrimitiveLibrary(world.station).back_project('agentview', u, v, depth=True)
+
+
+def test_view_renders_every_camera_at_each_init_state(tmp_path):
+    from pyrua_sim.view import contact_sheet, render_views
+
+    paths = render_views('libero_goal/2', 0, [0, 1], tmp_path)
+    assert [p.name for p in paths] == [
+        'libero_goal_2_i00_agentview.png', 'libero_goal_2_i00_robot0_eye_in_hand.png',
+        'libero_goal_2_i01_agentview.png', 'libero_goal_2_i01_robot0_eye_in_hand.png']
+    assert all(p.stat().st_size > 10_000 for p in paths)
+    (sheet,) = contact_sheet('libero_goal/2', 0, [0, 1], tmp_path)
+    assert sheet.name == 'libero_goal_2_s0_sheet.png'
