@@ -46,15 +46,24 @@ DEFAULT_ROOT = 'runs'
 
 def default_run_dir(task: str, seed: int, layout: int, root: str | os.PathLike[str] = DEFAULT_ROOT,
                     now: datetime | None = None) -> Path:
-    """Return ``<root>/<YYYYmmdd-HHMMSS>_<task>_s<seed>_l<layout>`` (a fresh name)."""
+    """
+    Create and return a fresh, empty ``<root>/<YYYYmmdd-HHMMSS>_<task>_s<seed>_l<layout>``.
+
+    The folder is claimed with an exclusive ``mkdir``, so episodes of the same task started in
+    the same second (parallel evaluation or training) each get their own (``_2``, ``_3``, ...).
+    """
     when = (now or datetime.now()).strftime('%Y%m%d-%H%M%S')
     safe = re.sub(r'[^A-Za-z0-9_.-]+', '-', task) or 'task'
     base = Path(root) / f'{when}_{safe}_s{seed}_l{layout}'
+    base.parent.mkdir(parents=True, exist_ok=True)
     path = base
     for n in itertools.count(2):
-        if not path.exists():
-            return path
-        path = base.with_name(f'{base.name}_{n}')
+        try:
+            path.mkdir()
+        except FileExistsError:
+            path = base.with_name(f'{base.name}_{n}')
+            continue
+        return path
     raise AssertionError('unreachable')
 
 

@@ -200,9 +200,20 @@ def test_recorder_refuses_a_run_directory_that_holds_files(tmp_path):
 def test_default_run_dir_names_task_seed_and_layout_and_never_reuses_a_name(tmp_path):
     first = default_run_dir('pick place', 7, 2, root=tmp_path)
     assert first.parent == tmp_path and first.name.endswith('_pick-place_s7_l2')
-    first.mkdir()
+    assert first.is_dir() and not any(first.iterdir())
     second = default_run_dir('pick place', 7, 2, root=tmp_path)
-    assert second != first and not second.exists()
+    assert second != first and second.is_dir() and not any(second.iterdir())
+
+
+def test_default_run_dir_gives_each_of_many_concurrent_callers_its_own_folder(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import datetime
+    now = datetime(2026, 12, 1, 12, 0, 0)
+    with ThreadPoolExecutor(8) as pool:
+        folders = list(pool.map(lambda _: default_run_dir('pick_place', 0, 0, root=tmp_path,
+                                                          now=now), range(32)))
+    assert len(set(folders)) == 32
+    assert all(folder.is_dir() for folder in folders)
 
 
 def test_array_results_are_summarised_and_untyped_results_keep_their_json(tmp_path):
