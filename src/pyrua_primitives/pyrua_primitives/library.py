@@ -252,7 +252,15 @@ class PrimitiveLibrary:
             return self.move_to(arm_name, xyz, heading, max_tilt=max_tilt, path=path,
                                 cancel=cancel)
 
-        return measure_object(self.locate, self.locate_all, move, query, views,
+        def aim(arm_name, z):
+            model = self.station.camera_model(f'{arm_name}_wrist')
+            origin, forward = model.position_m, model.forward
+            if forward[2] > -0.1:
+                return None
+            hit = origin + forward * ((z - origin[2]) / forward[2])
+            return float(hit[0]), float(hit[1])
+
+        return measure_object(self.locate, self.locate_all, move, aim, query, views,
                               self.station.table_height_m(), bases)
 
     @primitive()

@@ -22,7 +22,14 @@ from .results import MoveResult
 
 @dataclass(frozen=True, slots=True)
 class Viewpoint:
-    """Where the pads go, relative to the object's rough centre: offset, height, tilt."""
+    """
+    A viewpoint: where the wrist camera looks relative to the object, pad height, tilt.
+
+    The pads first go to the object's rough centre plus (dx, dy) at this height; then, if
+    the camera's optical axis misses that point (a tilted gripper looks aside), they shift
+    once so that it passes through it. An offset views the object off-centre, from a
+    slightly different angle (a top face seen straight down can glare).
+    """
 
     dx_m: float
     dy_m: float
@@ -32,13 +39,15 @@ class Viewpoint:
 
 VIEWPOINTS: tuple[Viewpoint, ...] = (
     Viewpoint(0.0, 0.0, 0.16, 0.6),
-    Viewpoint(-0.03, 0.0, 0.16, 0.6),
-    Viewpoint(0.03, 0.0, 0.16, 0.6),
-    Viewpoint(0.0, 0.03, 0.16, 0.6),
+    Viewpoint(0.03, 0.03, 0.16, 0.6),
+    Viewpoint(-0.03, 0.03, 0.16, 0.6),
+    Viewpoint(0.03, -0.03, 0.16, 0.6),
     Viewpoint(0.0, 0.0, 0.11, 0.0),
 )
 """Viewpoints, best first; the pads stay at least 0.11 m above the table (a stacked
 block's top is at 0.08 m)."""
+AIM_TOLERANCE_M = 0.015
+"""A wrist camera whose optical axis passes farther than this from the object is re-aimed."""
 SAME_OBJECT_M = 0.05
 """A wrist-view match this close (metres, in the table plane) to the rough centre is it."""
 
@@ -47,6 +56,7 @@ def measure_object(
     locate: Callable[..., LocateResult],
     locate_all: Callable[..., list[LocateResult]],
     move_to: Callable[..., MoveResult],
+    aim: Callable[[str, float], tuple[float, float] | None],
     query: str,
     views: dict[str, list[str]],
     table_z_m: float,
@@ -59,6 +69,9 @@ def measure_object(
     :param locate_all: the library's ``locate_all(query, cameras=None)``: a wrist view may
         also see other objects of that name; the one nearest the rough estimate is taken.
     :param move_to: the library's ``move_to(arm, xyz, heading, max_tilt=..., path=...)``.
+    :param aim: ``aim(arm, z)``: where that arm's wrist camera's optical axis meets the
+        plane at height z (x, y), or None; a tilted wrist looks off to the side, so the
+        viewpoint is shifted once to put the object on the axis.
     :param views: for each arm allowed to move, the cameras to locate with once it is there
         (the head and its wrist camera; tried nearest the object first).
     :param table_z_m: table-top height, metres.
@@ -88,6 +101,12 @@ def measure_object(
             if not moved.reached:
                 tried.append(f'{arm} to {at}: {moved.reason[:70]}')
                 continue
+            hit, want = aim(arm, table_z_m + 0.02), (x + view.dx_m, y + view.dy_m)
+            if hit is not None and math.dist(hit, want) > AIM_TOLERANCE_M:
+                shifted = [target[0] + want[0] - hit[0], target[1] + want[1] - hit[1], target[2]]
+                again = move_to(arm, shifted, 0.0, max_tilt=view.max_tilt_rad)
+                if again.reason.startswith('motion stopped'):
+                    return replace(rough, note=f'measure stopped: {again.reason}')
             seen = [r for r in locate_all(query, cameras=views[arm])
                     if math.dist(r.position_m[:2], (x, y)) <= SAME_OBJECT_M]
             fine = min(seen, key=lambda r: math.dist(r.position_m[:2], (x, y)), default=None)
