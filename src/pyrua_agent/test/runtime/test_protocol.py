@@ -118,3 +118,18 @@ def test_large_arrays_travel_as_raw_buffers_and_arrive_writable():
     assert np.array_equal(back['image'], image) and back['image'].flags.writeable
     with pytest.raises(wire.WireError, match='its bytes and a shape'):
         wire.from_tree(wire.unpack(wire.pack(tree)), [])
+
+
+def test_issue_15_results_cross_with_none_for_unknown_values():
+    from pyrua_primitives import LocateResult
+    from pyrua_primitives.results import ReachResult
+
+    reach = ReachResult(reachable=False, reason='too far', arm='left', target_m=(0.3, 0.1, 0.9),
+                        base_distance_m=0.62, tilt_rad=0.0)
+    head_only = LocateResult(found=True, reason='', query='red block',
+                             position_m=(0.1, -0.2, None), size_m=(0.05, 0.06),
+                             heading_rad=0.1, cameras=('head',), pixels=(400,),
+                             bound_m=(0.025, 0.03, None), note='only head looked')
+    back = _round_trip((reach, [head_only, LocateResult(found=False, reason='nothing')]))
+    assert back[0] == reach and back[1][0] == head_only and back[1][1].position_m is None
+    assert repr(back[1][0]) == repr(head_only)

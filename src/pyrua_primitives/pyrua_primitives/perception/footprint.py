@@ -47,6 +47,8 @@ class Footprint:
     center_xy_m: tuple[float, float]
     size_m: tuple[float, float]
     heading_rad: float
+    narrowest_m: float = math.nan
+    """A circle's points' narrowest width (a 40 x 70 mm bound fits a 95 mm circle)."""
 
 
 def fit_footprint(points_xy: np.ndarray, outline: str, pad_m: float) -> Footprint:
@@ -67,7 +69,8 @@ def fit_footprint(points_xy: np.ndarray, outline: str, pad_m: float) -> Footprin
     if outline == 'round':
         (ex, ey), radius = cv2.minEnclosingCircle(pts)
         diameter = 2.0 * float(radius) + pad_m
-        return Footprint((float(ex), float(ey)), (diameter, diameter), 0.0)
+        narrowest = float(min(cv2.minAreaRect(pts)[1])) + pad_m
+        return Footprint((float(ex), float(ey)), (diameter, diameter), 0.0, narrowest)
     if outline == 'cross':
         return _fit_cross(pts.astype(float), pad_m)
     (cx, cy), _, _ = rect = cv2.minAreaRect(pts)

@@ -120,6 +120,8 @@ def _matches_shape(est: HullEstimate, shape: NounShape) -> str:
     """Return '' when the measurement fits the noun, else what does not fit."""
     measured = not math.isnan(est.height_m)
     shortest, longest = min(est.footprint.size_m), max(est.footprint.size_m)
+    if not math.isnan(est.footprint.narrowest_m):
+        shortest = min(shortest, est.footprint.narrowest_m)
     # A single view only bounds the footprint: it grows away from the camera with height.
     slack = 0.0 if measured else 1.5 * shape.height_m + 0.01
     low = 0.6 * min(shape.width_m, shape.depth_m)

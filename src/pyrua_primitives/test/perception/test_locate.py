@@ -179,3 +179,10 @@ def test_locate_on_the_twin_matches_ground_truth(color):
             assert result.position_m[:2] == pytest.approx(truth[spec.name][:2], abs=0.0015)
             checked += 1
         assert checked >= 1
+
+
+def test_a_block_seen_by_the_head_alone_is_not_taken_for_a_bowl(block_scene, color):
+    # The head-only bound of a 40 mm block fits a ~95 mm circle: wide enough for a bowl,
+    # but its narrowest width is not.
+    result = locate(block_scene[0][:1], 'red bowl', color, 0.765)
+    assert not result.found and 'footprint' in result.reason
