@@ -73,7 +73,8 @@ def choose_arm(*rough):
     """Print the rough estimates, return the arm that reaches them all best, home the other."""
     for est in rough:
         print(est)
-    arm = best_arm(*(est.position_m for est in rough))
+    found = [est.position_m for est in rough if est.found]  # a not-found one has no position
+    arm = best_arm(*found) if found else 'left'
     print('using the', arm, 'arm')
     robo.home('right' if arm == 'left' else 'left')
     return arm
