@@ -83,13 +83,28 @@ def check_sources(jobs: list[EpisodeJob]) -> None:
     """
     Refuse before any episode runs when a script, replay or reference file is missing.
 
+    A script (or a fixed plan) with no code cell is the spec's error too, refused here rather
+    than recorded as an episode's ``infra_error``.
+
     :raises FileNotFoundError: naming the episode and the file.
+    :raises ValueError: naming the episode and the script that holds no code cell.
     """
+    from ..planners.percent import read_percent_file
+
+    read: set[Path] = set()
     for job in jobs:
         path = program_file(job)
         if path is not None and not path.is_file():
             raise FileNotFoundError(f'{job.episode_id}: {path} does not exist; fix source '
                                     f'of interface {job.interface.name!r}')
+        scripted = job.interface.planner == 'script' or job.interface.cost_model
+        if path is not None and scripted and path not in read:
+            read.add(path)
+            try:
+                read_percent_file(path)
+            except ValueError as exc:
+                raise ValueError(f'{job.episode_id}: {exc} (source of interface '
+                                 f'{job.interface.name!r})') from None
 
 
 def run_job(job: EpisodeJob) -> dict[str, Any]:

@@ -51,6 +51,39 @@ def parse_layouts(value: Any) -> tuple[int, ...]:
                      '"0,3,5"')
 
 
+def check_tasks(world: str, tasks: tuple[str, ...], seed: int,
+                layouts: tuple[int, ...]) -> None:
+    """
+    Refuse task names, a seed or layouts the world does not have, before any episode runs.
+
+    The twin takes the built-in tasks (``pyrua tasks``) and their seed/layout ranges, the
+    ``libero`` world benchmark tasks (``'libero_spatial/3'``), the toy world ``'press_red'``.
+
+    :raises ValueError: naming the bad entry, the valid ones and the closest one.
+    """
+    if world == 'twin':
+        from pyrua_sim.layout import check_seed_index
+        from pyrua_sim.tasks import TASKS
+
+        for task in tasks:
+            if task not in TASKS:
+                raise ValueError(f'tasks: {unknown_name("task", task, TASKS)}; '
+                                 '`pyrua tasks` lists them')
+        for layout in layouts:
+            check_seed_index(seed, layout)
+    elif world == 'libero':
+        from pyrua_sim.benchmarks.registry import split_task
+
+        for task in tasks:
+            split_task(task)
+    elif world == 'toy':
+        from .toy import TOY_TASK
+
+        for task in tasks:
+            if task != TOY_TASK:
+                raise ValueError(f'tasks: {unknown_name("toy world task", task, (TOY_TASK,))}')
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrainConfig:
     """
@@ -156,6 +189,7 @@ class TrainConfig:
             raise ValueError(unknown_name('compute_dtype', self.compute_dtype, COMPUTE_DTYPES))
         if not (self.device in DEVICES or self.device.startswith('cuda:')):
             raise ValueError(unknown_name('device', self.device, DEVICES))
+        check_tasks(self.world, self.tasks, self.seed, self.layouts)
         for name in ('iterations', 'instances_per_iteration', 'rollouts_per_instance',
                      'optimizer_steps', 'max_cells', 'max_llm_calls', 'max_new_tokens',
                      'parallel_episodes', 'max_group_attempts', 'keep_checkpoints'):

@@ -138,16 +138,25 @@ class GrpoTrainer:
                                 'run loads its checkpoint, pass no policy')
         self.policy = policy or self._load_policy(checkpoint or Path(config.model))
         self.optimizer = self._make_optimizer(checkpoint)
+        self._save_config()
 
     def __repr__(self) -> str:
         return (f'GrpoTrainer({self.out}, iteration {self.start_iteration}/'
                 f'{self.config.iterations}, {self.policy!r})')
 
     def _prepare(self, resume: bool) -> int:
+        """
+        Check ``out`` against this run; return the first iteration to play.
+
+        A folder whose run has no checkpoint yet (it failed before its first iteration
+        finished) holds nothing to continue: a rerun, with or without ``resume``, starts
+        it afresh with the new settings.
+        """
         import yaml
 
         saved = self.out / 'config.yaml'
-        if saved.is_file():
+        found = checkpoints(self.out)
+        if saved.is_file() and found:
             if not resume:
                 raise TrainingError(f'{self.out} already holds a training run vs a new run; '
                                     'pass --resume to continue it, or choose another --out')
@@ -159,14 +168,20 @@ class GrpoTrainer:
                     f'resume of {self.out}: settings {changed} differ from the saved run '
                     f'({", ".join(f"{k}: {before.get(k)!r} -> {now[k]!r}" for k in changed)});'
                     ' only iterations may change on resume')
-        self.out.mkdir(parents=True, exist_ok=True)
-        saved.write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=True))
-        found = checkpoints(self.out)
         if not found:
+            self._truncate_logs(0)
             return 1
         done = json.loads((found[-1] / 'state.json').read_text())['iteration']
         self._truncate_logs(done)
         return done + 1
+
+    def _save_config(self) -> None:
+        """Write ``config.yaml`` once the policy and optimizer are ready (the run starts)."""
+        import yaml
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / 'config.yaml').write_text(yaml.safe_dump(self.config.to_dict(),
+                                                             sort_keys=True))
 
     def _truncate_logs(self, done: int) -> None:
         """Drop log lines written after the last checkpoint (a crash between the two)."""

@@ -113,3 +113,16 @@ def test_eval_refuses_a_bad_spec_before_running(tmp_path, capsys):
 def test_analyze_refuses_a_folder_without_records(tmp_path, capsys):
     assert main(['analyze', str(tmp_path)]) == 2
     assert 'has no episodes/ folder' in capsys.readouterr().err
+
+
+def test_a_script_with_no_code_cell_is_refused_before_any_episode(tmp_path, capsys):
+    empty = tmp_path / 'empty.py'
+    empty.write_text('# %% only a comment\n# robo.home("left")\n\n')
+    spec = _spec(tmp_path, SCRIPT_SPEC.replace('{planner: script}',
+                                               f"{{planner: script, source: '{empty}'}}"))
+    out = tmp_path / 'out'
+    assert main(['eval', str(spec), '--out', str(out), '--no-progress']) == 2
+    err = capsys.readouterr().err
+    assert f"script.pick_place.s0.l0: script '{empty}' has no code cells" in err
+    assert "(source of interface 'script')" in err
+    assert not (out / 'episodes').exists() or not any((out / 'episodes').iterdir())

@@ -81,6 +81,10 @@ def test_a_group_that_keeps_failing_stops_the_run_with_the_cause(toy_config, tin
     with pytest.raises(TrainingError, match=r'in 2 groups vs max_group_attempts=2.*device lost'):
         trainer.run()
     assert not (tmp_path / 'checkpoints').exists()
+    # Nothing was done: the rerun (with or without --resume, other settings too) proceeds.
+    again = GrpoTrainer(toy_config(parallel_episodes=1), tmp_path)
+    assert again.start_iteration == 1
+    assert GrpoTrainer(toy_config(), tmp_path, resume=True).start_iteration == 1
 
 
 def test_spec_refuses_unknown_settings_and_impossible_draws(tmp_path):
@@ -99,4 +103,24 @@ def test_spec_refuses_unknown_settings_and_impossible_draws(tmp_path):
             config.wall_clock_s, config.max_new_tokens) == (8, 2, 1e-6, 0.2, 0.28, 30, 24,
                                                             1500.0, 4096)
     with pytest.raises(ValueError, match='not divisible'):
-        TrainConfig(model='m', tasks=['t'], layouts='0-15', optimizer_steps=3)
+        TrainConfig(model='m', tasks=['pick_place'], layouts='0-15', optimizer_steps=3)
+
+
+def test_unknown_task_names_are_refused_before_anything_runs(tmp_path):
+    spec = tmp_path / 'spec.yaml'
+    spec.write_text('model: m\ntasks: [pick_plac]\nlayouts: 0-15\n')
+    with pytest.raises(ValueError, match=r"unknown task 'pick_plac'; did you mean 'pick_place'"):
+        load_train_config(spec)
+    with pytest.raises(ValueError, match=r"did you mean 'press_red'"):
+        TrainConfig(model='m', world='toy', tasks=['press_rd'], layouts='0-1',
+                    instances_per_iteration=2)
+    with pytest.raises(ValueError, match=r'layout index 50 vs valid range 0..49'):
+        TrainConfig(model='m', tasks=['pick_place'], layouts='35-50')
+
+
+def test_a_run_whose_policy_fails_to_load_leaves_no_config_behind(toy_config, tmp_path):
+    with pytest.raises(FileNotFoundError, match='has no config.json'):
+        GrpoTrainer(toy_config(model=str(tmp_path / 'missing')), tmp_path / 'run')
+    assert not (tmp_path / 'run' / 'config.yaml').exists()
+    trainer = GrpoTrainer(toy_config(), tmp_path / 'run')
+    assert trainer.start_iteration == 1 and (tmp_path / 'run' / 'config.yaml').is_file()
