@@ -41,7 +41,8 @@ def robo(world):
 def test_the_world_is_the_benchmarks_task_and_init_state(world):
     from pyrua_primitives.station import Station
 
-    assert world.instruction == ('pick up the black bowl between the plate and the ramekin '
+    # the BDDL's (:language), as the benchmark's runner prompts (not the file name's wording)
+    assert world.instruction == ('pick the akita black bowl between the plate and the ramekin '
                                  'and place it on the plate')
     assert world.layout.task == 'libero_spatial/0' and world.task.init_state_count == 50
     assert isinstance(world.station, Station)

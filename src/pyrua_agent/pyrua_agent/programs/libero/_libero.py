@@ -12,8 +12,9 @@ import numpy as np
 ARM = 'arm'
 NAMES = robo.objects()
 SYNONYMS = {'stove': 'flat_stove', 'cabinet': 'wooden_cabinet', 'rack': 'wine_rack',
-            'cookie box': 'cookies', 'cream cheese box': 'cream_cheese', 'bowl': 'bowl',
-            'pudding': 'chocolate_pudding', 'soup': 'alphabet_soup', 'sauce': 'sauce'}
+            'cookie box': 'cookies', 'cookies box': 'cookies', 'cream cheese box': 'cream_cheese',
+            'bowl': 'bowl', 'pudding': 'chocolate_pudding', 'soup': 'alphabet_soup',
+            'sauce': 'sauce'}
 
 
 def words(name):
@@ -62,7 +63,7 @@ def resolve(phrase):
         return min(found, key=lambda e: math.dist(xy(e), mid))
     if relation == 'from' and 'center' in other:
         return min(found, key=lambda e: math.dist(xy(e), (0.0, 0.0)))
-    other = re.sub(r'^(the )?(top|middle|bottom) drawer of ', '', other)
+    other = re.sub(r'^(the )?(top|middle|bottom) (drawer|layer) of ', '', other)
     ref = resolve(other)
     if relation == 'next to':
         # beside it on the table, not on top of it
@@ -158,7 +159,7 @@ def steps(text):
     if both:
         a, b, how, target = both.groups()
         return [(a, how, target), (b, how, target)]
-    pick = re.fullmatch(r'pick up the (.+?) and place it (in|on|on top of) the (.+)', text)
+    pick = re.fullmatch(r'pick (?:up )?the (.+?) and place it (in|on|on top of) the (.+)', text)
     if pick:
         return [pick.groups()]
     out = []

