@@ -87,6 +87,7 @@ class CellState:
         self.error: str | None = None
         self.stop_reason: str | None = None
         self.stop_message = ''
+        self.stop_at: float | None = None
         self.goal = None
         self.escalate_at: float | None = None
         self.interrupted = False
@@ -105,6 +106,35 @@ class CellState:
             self.goal.cancel(kind)
         self.stop_reason = kind
         self.stop_message = message
+        self.stop_at = time.monotonic()
+
+    def message_deadline(self) -> protocol.Deadline:
+        """
+        Return the deadline of a message from the worker that starts now.
+
+        All of it must arrive within ``MESSAGE_STALL_S``; a cell timeout that passes, or a
+        stop (the episode watchdog, ``close``), leaves it ``interrupt_grace_s`` more. A
+        worker that stalls inside a message is killed at its deadline.
+        """
+        from .process import MESSAGE_STALL_S
+
+        began = time.monotonic()
+        grace = self.runtime.interrupt_grace_s
+
+        def deadline() -> tuple[float, str]:
+            at = began + MESSAGE_STALL_S
+            why = f'the message was not whole within {MESSAGE_STALL_S:.1f} s (the message limit)'
+            limit = self.runtime.cell_timeout_s
+            if limit is not None and self.started + limit + grace < at:
+                at = self.started + limit + grace
+                why = (f'the cell ran past cell_timeout_s {limit:.1f} s (+{grace:.1f} s grace) '
+                       'inside one message')
+            if self.stop_at is not None and self.stop_at + grace < at:
+                at = self.stop_at + grace
+                why = f'{self.stop_message} (+{grace:.1f} s grace) inside one message'
+            return at, why
+
+        return deadline
 
     def _check_timeout(self, now: float) -> None:
         limit = self.runtime.cell_timeout_s
@@ -165,7 +195,7 @@ class CellState:
         if not self.output.ends_with_newline():
             self.output.write('\n')
         if protocol_broken:
-            self.stop_reason = 'worker_died'
+            self.stop_reason = self.stop_reason or 'worker_died'
             head = f'[the cell worker process was killed because {how}'
         elif killed and self.stop_reason is not None:
             head = (f'[cell stopped: {self.stop_message}. It did not end within '
@@ -244,9 +274,14 @@ def serve_call(cell: CellState, message: list) -> None:
                         f'the success check failed on the host: {type(exc).__name__}: {exc}'])
             return
         if complete:
+            last = next((c for c in reversed(cell.calls) if c.name in runtime.acting), None)
+            state = ('after ' + call_text(last.name, last.args, last.kwargs) + ' (the last '
+                     'motion that ran)') if last is not None else 'before this cell acted'
             runtime.request_stop_locked(
-                cell, 'task_complete', f'not an error: the task is done (success), so this '
-                f'cell ended before {call_text(name, args, kwargs)}; do not act any further')
+                cell, 'task_complete', f'not an error: the task is done (success): the '
+                f'final state, {state}, meets every condition of the task, so this cell '
+                f'ended before {call_text(name, args, kwargs)}, which did not run; do not '
+                'act any further')
     if cell.stop_reason is not None:
         _reply_stop(cell, call_id)
         return
@@ -315,7 +350,7 @@ def _wait_for_goal(cell: CellState, goal) -> None:
                 return
         try:
             while worker.wait_readable(0):
-                message = protocol.recv_worker(worker.sock, worker.limit_bytes)
+                message = worker.recv(cell.message_deadline())
                 if message[0] != 'out':
                     raise protocol.ProtocolError(
                         f"a '{message[0]}' message while robo.{goal.name} ran; only output "
@@ -323,7 +358,9 @@ def _wait_for_goal(cell: CellState, goal) -> None:
                 cell.output.write(terminal_safe(message[1]))
         except Exception as exc:  # EOF, reset or garbage: the worker is gone or broken
             cell.worker_gone = True
-            if not isinstance(exc, (EOFError, ConnectionError)):
+            if isinstance(exc, protocol.MessageStalled):
+                cell.violation = f'it stalled inside a message: {exc}'
+            elif not isinstance(exc, (EOFError, ConnectionError)):
                 cell.violation = f'it sent a message that breaks the protocol ({exc})'
             # Nobody waits for this goal any more; do not leave the robot moving.
             goal.cancel('worker_died')
