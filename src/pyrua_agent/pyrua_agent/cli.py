@@ -266,7 +266,8 @@ def _run(args: argparse.Namespace) -> int:
           f'wall: {result.wall_s:.1f} s   perception: {args.perception}')
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result.to_dict(), indent=2) + '\n')
+        record = {**result.to_dict(), 'perception': args.perception}  # oracle or not
+        args.json.write_text(json.dumps(record, indent=2) + '\n')
         print(f'episode result: {args.json}')
     if result.run_dir is not None:
         print(f'recording: {result.run_dir}/  (pyrua report {result.run_dir})')

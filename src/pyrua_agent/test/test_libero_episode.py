@@ -29,6 +29,7 @@ def test_a_libero_task_runs_its_reference_program_to_the_benchmarks_success(tmp_
     assert status == 0
     record = json.loads(out.read_text())
     assert record['end_reason'] == 'solved' and record['success'] is True
+    assert record['perception'] == 'oracle'  # a reader can tell an oracle result
     printed = capsys.readouterr().out
     assert 'perception oracle' in printed and "note='perception: oracle" in printed
     (run_dir,) = (tmp_path / 'runs').iterdir()

@@ -9,8 +9,8 @@ self-contained ``report.html`` (inline CSS, plots as data URLs).
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 import html
 import os
 from pathlib import Path
@@ -129,9 +129,38 @@ def analyze(records: Sequence[dict[str, Any]], title: str = 'pyrua evaluation') 
     if names:
         tables.append(usage_by_task_table({n: groups[n] for n in names}))
     tables += [end_reason_table(groups), interaction_table(groups)]
+    line = perception_line(groups)
+    tables = [with_perception(t, line) for t in tables]
     return Analysis(title=title, episodes=len(records), tables=tuple(tables), curves=curves,
                     cost_model=any(r.get('cost_model') for r in records),
-                    leaderboard=leaderboard)
+                    leaderboard=tables[1])
+
+
+PRIVILEGED_PERCEPTION = frozenset({'oracle'})
+"""Perception modes that read simulator ground truth: every table says so."""
+
+
+def perception_line(groups: Mapping[str, Sequence[dict[str, Any]]]) -> str:
+    """
+    Return the line every table carries: which perception each interface's episodes used.
+
+    A record without a ``perception`` key counts as ``'unknown'``; a privileged mode is
+    marked ``PRIVILEGED``.
+    """
+    def shown(modes: Sequence[str]) -> str:
+        return '+'.join(m + (' (PRIVILEGED: simulator ground truth)'
+                             if m in PRIVILEGED_PERCEPTION else '') for m in modes)
+
+    modes = {name: tuple(sorted({str(r.get('perception') or 'unknown') for r in rows}))
+             for name, rows in groups.items()}
+    if len(set(modes.values())) <= 1:
+        return f'Perception: {shown(next(iter(modes.values()), ("unknown",)))}.'
+    return 'Perception: ' + '; '.join(f'{name} {shown(m)}' for name, m in modes.items()) + '.'
+
+
+def with_perception(table: Table, line: str) -> Table:
+    """Return ``table`` with the perception line appended to its note."""
+    return replace(table, note=f'{table.note} {line}'.strip())
 
 
 def markdown(analysis: Analysis) -> str:
