@@ -90,8 +90,10 @@ class AgentNode(Node):
         self.config: AgentNodeConfig = config_from_node(self, AgentNodeConfig)
         self._group = ReentrantCallbackGroup()
         self._station = RosStation(self, self.config.station, self._group)
-        self._services = (SimServices(self, self._group, self.config.server_timeout_s)
-                          if self.config.evaluator else None)
+        # Not ``_services``: that is rclpy's own list of this node's services, which its
+        # executor iterates on every wait (test_node_attributes checks every name).
+        self._evaluator = (SimServices(self, self._group, self.config.server_timeout_s)
+                           if self.config.evaluator else None)
 
     def _transport(self, primitives: Any) -> ActionTransport:
         return ActionTransport(self, primitives, self._group, self.config.server_timeout_s)
@@ -99,7 +101,7 @@ class AgentNode(Node):
     def run(self) -> EpisodeResult:
         """Run the episode to its end reason, recording it unless ``record_dir`` is ''."""
         opener = functools.partial(open_station, station=self._station,
-                                   evaluator=self._services, transport=self._transport)
+                                   evaluator=self._evaluator, transport=self._transport)
         result = run_episode_spec(episode_spec(self.config), opener=opener)
         if result.run_dir is not None:
             self.get_logger().info(f'episode recorded in {result.run_dir}')

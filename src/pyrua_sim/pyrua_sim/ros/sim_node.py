@@ -89,7 +89,8 @@ class SimNode(Node):
                 execute_callback=functools.partial(self.execute_gripper, arm),
                 cancel_callback=self.cancel_callback, callback_group=group))
         srv = functools.partial(self.create_service, callback_group=group)
-        self._services = [
+        # Not ``_services``: rclpy keeps its parameter services there (test_node_attributes).
+        self._evaluator_services = [
             srv(interface_class('pyrua_msgs/srv/ResetTask'), names.RESET_TASK, self.reset_task),
             srv(interface_class('pyrua_msgs/srv/TaskStatus'), names.TASK_STATUS,
                 self.task_status),

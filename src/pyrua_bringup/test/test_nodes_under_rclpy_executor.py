@@ -1,0 +1,100 @@
+"""
+Our nodes under an executor that keeps rclpy's semantics (``rclpy_double``), without ROS.
+
+The double's Node holds rclpy's own entity lists and its executor iterates
+``node.services``, ``node.clients``, ... on every spin, as rclpy Jazzy's
+``Executor._wait_for_ready_callbacks`` does; a service answers only while it is in that
+wait set. A node attribute that shadows one of rclpy's lists therefore kills the spin
+thread (agent_node) or silences rclpy's parameter services (sim_node), as on real Jazzy.
+"""
+
+import importlib.util
+from pathlib import Path
+import sys
+import threading
+import time
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location('rclpy_double',
+                                               Path(__file__).with_name('rclpy_double.py'))
+rclpy_double = importlib.util.module_from_spec(_SPEC)
+sys.modules['rclpy_double'] = rclpy_double
+_SPEC.loader.exec_module(rclpy_double)
+
+
+@pytest.fixture
+def ros(monkeypatch, typestore):
+    rclpy_double.install(monkeypatch, typestore)
+    yield rclpy_double
+    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
+        del sys.modules[name]
+
+
+def _spin(executor):
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    return thread
+
+
+def _answer(client, request, timeout_s=10.0):
+    assert client.wait_for_service(timeout_sec=timeout_s), client.srv_name
+    future = client.call_async(request)
+    deadline = time.monotonic() + timeout_s
+    while not future.done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return future.result() if future.done() else None
+
+
+@pytest.mark.parametrize('evaluator', [True, False])
+def test_agent_node_keeps_its_executor_alive(ros, evaluator):
+    ros.OVERRIDES['agent_node'] = {'evaluator': evaluator, 'instruction': 'pick it up'}
+    from pyrua_agent.ros.agent_node import AgentNode
+
+    node = AgentNode()
+    executor = ros.MultiThreadedExecutor(num_threads=2)
+    executor.add_node(node)
+    thread = _spin(executor)
+    try:
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and thread.is_alive():
+            time.sleep(0.05)
+        assert thread.is_alive(), f'the executor thread died: {executor.errors!r}'
+        clients = {c.srv_name for c in node.clients}
+        wanted = {'/reset_task', '/task_status'} if evaluator else set()
+        assert wanted <= clients
+        services = {s.srv_name for s in node.services}
+        assert '/agent_node/list_parameters' in services
+    finally:
+        executor.shutdown()
+        thread.join(5.0)
+        node.destroy()
+
+
+@pytest.mark.slow
+def test_sim_node_answers_parameter_and_evaluator_services(ros):
+    from pyrua_sim.ros.sim_node import SimNode
+
+    node = SimNode()
+    caller = ros.Node('caller')
+    executor = ros.MultiThreadedExecutor(num_threads=2)
+    executor.add_node(node)
+    executor.add_node(caller)
+    thread = _spin(executor)
+    try:
+        srv = ros.MESSAGES.module('rcl_interfaces', 'srv')
+        listed = _answer(caller.create_client(srv.ListParameters,
+                                              '/sim_node/list_parameters'),
+                         srv.ListParameters.Request())
+        assert listed is not None, 'ros2 param list /sim_node timed out'
+        assert 'gripper_interface' in listed.names and 'station.control_rate_hz' in listed.names
+        pyrua = ros.MESSAGES.module('pyrua_msgs', 'srv')
+        status = _answer(caller.create_client(pyrua.TaskStatus, '/task_status'),
+                         pyrua.TaskStatus.Request())
+        assert status is not None and status.success is False
+        assert thread.is_alive(), executor.errors
+    finally:
+        executor.shutdown()
+        thread.join(5.0)
+        node.destroy()
+        caller.destroy_node()
