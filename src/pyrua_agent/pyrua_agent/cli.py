@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser('tasks', help='list the built-in tasks and the benchmark suites')
     _add_train_parser(commands)
+    _add_export_parser(commands)
 
     evaluate = commands.add_parser(
         'eval', help='run a spec of episodes (tasks x seeds x layouts x interfaces), '
@@ -360,6 +361,34 @@ def _add_train_parser(commands) -> None:
                        help='write RUN/curve.svg from RUN/train_log.jsonl and exit')
 
 
+def _add_export_parser(commands) -> None:
+    export = commands.add_parser(
+        'export', help='recorded episodes as training data (chat-format SFT samples)',
+        epilog='examples:\n  pyrua export runs/ --format sft --out data/sft   # all runs in runs/'
+               '\n  pyrua export evals/run1 --format sft --only-solved --out data/solved',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    export.add_argument('runs', type=Path, nargs='+',
+                        help='run folders of pyrua run / pyrua eval, or folders holding them')
+    export.add_argument('--format', choices=('sft',), default='sft',
+                        help='sft: one chat sample per episode (system prompt, task card, cells '
+                             'as python tool calls, outputs) in OUT/sft.jsonl')
+    export.add_argument('--out', type=Path, required=True, help='the export folder (new)')
+    export.add_argument('--only-solved', action='store_true',
+                        help='keep only episodes whose task succeeded')
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .export import export_sft
+
+    try:
+        summary = export_sft(args.runs, args.out, only_solved=args.only_solved)
+    except FileExistsError as exc:
+        print(f'pyrua export: error: {exc}', file=sys.stderr)
+        return 2
+    print(f'{summary!r}\nsamples: {args.out}/sft.jsonl')
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     from .training import load_train_config, train, TrainingError, write_curve
 
@@ -407,7 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
     handlers = {'analyze': _analyze, 'eval': _eval, 'replay': _replay, 'report': _report,
-                'run': _run, 'tasks': _tasks, 'train': _train, 'view': _view}
+                'run': _run, 'tasks': _tasks, 'train': _train, 'view': _view,
+                'export': _export}
     try:
         return handlers[args.command](args)
     except (KeyError, ValueError, FileNotFoundError, MissingDependency) as exc:
