@@ -196,16 +196,19 @@ class PrimitiveLibrary:
         Find an object by name in fresh camera images and measure it (RGB only).
 
         :param query: '<colour> <noun>', e.g. 'red block', 'blue bowl', 'green zone';
-            optionally prefixed by 'leftmost', 'rightmost' or 'nearest' when several match.
+            optionally prefixed by 'leftmost', 'rightmost' (smallest, largest x) or
+            'nearest' (smallest y: nearest the arm bases) when several match.
             Colours: red, green, blue, yellow, orange, purple. Nouns: block, bowl, zone,
-            marker, peg, hole, button.
+            marker, peg, button; 'hole' (white) only with the 'sam3' segmenter, not the
+            default colour one. A block inside a bowl of its colour merges with the bowl.
         :param cameras: camera names to look with; default: the head camera plus each
             wrist camera. One view gives no height; a second (a wrist camera from above)
             measures it: robo.measure does that for you.
-        :returns: LocateResult with ``found``, ``position_m`` (x, y, z of the object's
-            centre, world frame, metres), ``size_m`` (footprint width and depth),
+        :returns: LocateResult with ``found``, ``colour`` (as seen), ``position_m`` (x, y,
+            z of the object's centre, world frame, metres), ``size_m`` (footprint w, d),
             ``height_m``, ``top_z_m`` (top surface height), ``heading_rad`` (yaw of the
-            footprint's sides: pass it to move_to(heading=...) to grasp across them),
+            side of length w, a box's longer one: move_to(heading=h) closes the fingers
+            along it, h + pi/2 along the other),
             ``height_source`` ('rgb_hull' measured by two views, 'flat', 'depth', or 'none'),
             ``bound_m`` (x, y, z error that held for 90% of such estimates), ``cameras``
             and ``note`` (why no height). Unknown values are None: z, height_m, top_z_m when
@@ -415,11 +418,9 @@ class PrimitiveLibrary:
         """
         Move an arm's gripper, pointing straight down, to a point (straight-line path).
 
-        :param arm: 'left' or 'right' (bases and table height: the station facts).
-            Pointing straight down, the gripper
-            reaches these heights above the table at these horizontal distances from its
-            arm's base: 0.02 m: 0.06-0.48 m; 0.05 m: 0.10-0.45 m; 0.08 m: 0.14-0.41 m;
-            0.10 m: 0.18-0.36 m; nothing above about 0.115 m (pass max_tilt to go higher).
+        :param arm: 'left' or 'right'. Pointing straight down, the gripper reaches only
+            the heights and distances from its arm's base that the station facts list
+            (pass max_tilt to go higher).
         :param xyz: target [x, y, z] of the point between the finger pads, world frame,
             metres. The finger tips reach 0.02 m below this point. An object held is
             centred between the pads where it was grasped: grasped with the pads at its
@@ -432,8 +433,8 @@ class PrimitiveLibrary:
             table; pass True for the final descent onto a located object (then only the
             finger tips must stay 3 mm above the table, i.e. z >= table + 0.023).
         :param max_tilt: largest tilt of the gripper from straight down, radians, accepted
-            when straight down cannot reach the target (e.g. higher than 0.115 m above the
-            table). Default 0: refuse instead of tilting.
+            when straight down cannot reach the target (e.g. higher than the station facts'
+            top). Default 0: refuse instead of tilting.
         :param path: 'line' (straight line, default) or 'joint' (joint-space move, for
             large moves with nothing in the way; try it when a line fails mid-way).
         :param relative: True: xyz is an offset from where the pads are now (e.g. [0, 0,

@@ -9,12 +9,17 @@ another table gets its own numbers.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from pyrua_primitives.kinematics.forward import tcp_pose
+from pyrua_primitives.kinematics.orientation import approach_tilt_rad
 from pyrua_primitives.kinematics.top_down import planar_shapes
 from pyrua_primitives.station import Station, station_arms, station_cameras
 
 REACH_HEIGHTS_M = (0.02, 0.05, 0.08, 0.10)
 """Heights above the table at which the top-down reach band is stated."""
+_TOP_STEP_M = 0.005
 _STEP_M = 0.005
 _MAX_DISTANCE_M = 0.9
 
@@ -56,7 +61,38 @@ def _reach_lines(station: Station, arms: tuple[str, ...]) -> list[str]:
             text = '; '.join(f'{arm} ' + ('nothing' if b is None else f'{b[0]:.2f}-{b[1]:.2f} m')
                              for arm, b in per_arm.items())
         lines.append(f'{height:.2f} m above the table: {text}')
+    top = _highest_m(station, arms)
+    if top is not None:
+        lines.append(f'nothing above about {top:.3f} m above the table (move_to(max_tilt=...) '
+                     'goes higher, tilted)')
     return lines
+
+
+def _highest_m(station: Station, arms: tuple[str, ...]) -> float | None:
+    """Return the highest height above the table (5 mm steps) any arm reaches straight down."""
+    table_z, top = station.table_height_m(), None
+    for arm in arms:
+        base_z = float(station.arm_base(arm).world_from_base[2, 3])
+        height = REACH_HEIGHTS_M[-1]
+        while height < 0.5 and reach_band_m(table_z + height + _TOP_STEP_M - base_z):
+            height += _TOP_STEP_M
+        top = height if top is None else max(top, height)
+    return top
+
+
+def _ready_pose_line(station: Station, arms: tuple[str, ...]) -> str | None:
+    """Return where each arm starts (its ready pose), or None if the station cannot say."""
+    if not hasattr(station, 'home_positions_rad'):
+        return None
+    table_z, poses = station.table_height_m(), []
+    for arm in arms:
+        pose = tcp_pose(station.home_positions_rad(arm), station.arm_base(arm).world_from_base)
+        tilt = math.degrees(approach_tilt_rad(pose[:3, :3]))
+        poses.append(f'the {arm} pads at {_xyz(pose[:3, 3])}, '
+                     f'{pose[2, 3] - table_z:.2f} m above the table, tilted {tilt:.0f} deg')
+    return ('- The arms start at their ready pose (robo.home returns there): '
+            + '; '.join(poses) + '. That pose is outside the straight-down reach below; a '
+            'move_to from it is fine: only the target and the path are checked.')
 
 
 def station_facts(station: Station) -> str:
@@ -85,6 +121,9 @@ def station_facts(station: Station) -> str:
         lines.append(f'- Camera {camera!r} is at {_xyz(model.position_m)} looking '
                      f'{_axis_name(model.forward)}; image right is world '
                      f'{_axis_name(right)}.')
+    ready = None if hasattr(station, 'tcp_pose') else _ready_pose_line(station, arms)
+    if ready is not None:
+        lines.append(ready)
     if hasattr(station, 'tcp_pose'):  # a CartesianArm station: not the ARX-X5's reach
         lines.append('- The arm plans its own motions; a target it cannot reach is refused '
                      'with the reason.')

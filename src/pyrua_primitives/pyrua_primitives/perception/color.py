@@ -130,8 +130,10 @@ class ColorSegmenter:
         """
         if not query.shape.coloured:
             raise UnsupportedQuery(
-                f'the color segmenter sees only coloured objects vs uncoloured {query.noun!r}; '
-                "use segmenter='sam3'"
+                f'the color segmenter sees only coloured objects vs uncoloured {query.noun!r} '
+                '(the segmenter is chosen when the episode starts, not in a cell); find it '
+                'yourself: its pixels in robo.image(camera) (a cell can import cv2), then '
+                'robo.back_project(camera, u, v, z) for where they are'
             )
         labels, names = colour_labels(frame.rgb)
         colours = (query.colour,) if query.colour else names

@@ -20,7 +20,7 @@ import numpy as np
 
 from .footprint import depth_estimate, depth_points, hull_estimate, HullEstimate, pair_consistency
 from .projection import pixel_rays, project_points
-from .query import NounShape, ObjectQuery, parse_query
+from .query import COLOURS, NounShape, ObjectQuery, parse_query
 from .segmenter import Detection, Segmenter, UnsupportedQuery
 from ..station import CameraFrame, CameraModel
 
@@ -63,7 +63,8 @@ class LocateResult:
     the table plane; height_m is its nominal thickness) or ``'none'`` (one view: no height).
     ``bound_m`` is the per-axis error bound (x, y, z) that held for 90 % of such estimates
     on the twin (``BOUNDS_M``). ``note`` says why no wrist view measured the height.
-    A button's cap is fitted above its base, 30 mm up (``query.NOUNS``).
+    ``colour`` is the colour the segmenter saw ('' when it names none), also for a query
+    without one (``locate_all('block')``). A button's cap is fitted above its base, 30 mm up (``query.NOUNS``).
     """
 
     found: bool
@@ -80,6 +81,7 @@ class LocateResult:
     height_source: str = 'none'
     bound_m: tuple[float, float, float | None] | None = None
     note: str = ''
+    colour: str = ''
 
     def __repr__(self) -> str:
         if not self.found:
@@ -95,8 +97,9 @@ class LocateResult:
             where = (f'({x:.3f}, {y:.3f}, {z:.3f}) m{bound}, '
                      f'{w:.0f}x{d:.0f}x{self.height_m * 1000:.0f} mm')
         note = f', note={self.note!r}' if self.note else ''
+        seen = f' ({self.colour})' if self.colour and self.colour not in self.query else ''
         return (
-            f'LocateResult(found, {self.query!r} at {where}, '
+            f'LocateResult(found, {self.query!r}{seen} at {where}, '
             f"heading {math.degrees(self.heading_rad):.0f} deg, {'+'.join(self.cameras)}{note})"
         )
 
@@ -109,6 +112,7 @@ class _Candidate:
     source: str
     top_z_m: float | None
     note: str = ''
+    colour: str = ''
 
 
 def _not_found(query: str, reason: str) -> LocateResult:
@@ -192,8 +196,21 @@ def _measure_flat(frame: CameraFrame, det: Detection, table_z_m: float,
     return _Candidate(est, (frame.camera,), (det.pixels,), 'flat', top_z)
 
 
+def _colour(det: Detection, query: ObjectQuery) -> str:
+    """Return the colour a detection's label names, else the query's ('' for neither)."""
+    named = [w for w in det.label.split() if w in COLOURS]
+    return named[0] if named else query.colour
+
+
 def _measure(primary: tuple[CameraFrame, Detection], others: list[tuple[CameraFrame, Detection]],
-             table_z_m: float, shape: NounShape) -> _Candidate | None:
+             table_z_m: float, query: ObjectQuery) -> _Candidate | None:
+    cand = _measure_shape(primary, others, table_z_m, query.shape)
+    return cand and replace(cand, colour=_colour(primary[1], query))
+
+
+def _measure_shape(primary: tuple[CameraFrame, Detection],
+                   others: list[tuple[CameraFrame, Detection]],
+                   table_z_m: float, shape: NounShape) -> _Candidate | None:
     frame, det = primary
     if shape.height_m <= FLAT_M:
         return _measure_flat(frame, det, table_z_m, shape)
@@ -322,7 +339,7 @@ def _find(
     found = [found[first]] + found[:first] + found[first + 1:]
     candidates, misfits = [], []
     for det in primary_dets:
-        cand = _measure((primary_frame, det), found[1:], table_z_m, parsed.shape)
+        cand = _measure((primary_frame, det), found[1:], table_z_m, parsed)
         if cand is None:
             continue
         misfit = _matches_shape(cand.estimate, parsed.shape)
@@ -365,4 +382,5 @@ def _result(query: str, chosen: _Candidate, shape: NounShape, table_z_m: float) 
                          and shape.width_m > WIDE_M else chosen.source],
         note=chosen.note and (f'{chosen.note}; robo.measure({query!r}) moves a wrist camera '
                               'above it and measures it'),
+        colour=chosen.colour,
     )

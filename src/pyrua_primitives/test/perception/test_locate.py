@@ -153,7 +153,9 @@ def test_locate_refuses_a_colour_match_of_the_wrong_size(block_scene, color):
 
 def test_locate_with_color_refuses_uncoloured_fixtures(block_scene, color):
     result = locate(block_scene[0], 'hole', color, 0.765)
-    assert not result.found and "use segmenter='sam3'" in result.reason
+    assert not result.found and 'sam3' not in result.reason
+    assert 'robo.image(camera) (a cell can import cv2)' in result.reason
+    assert 'robo.back_project(camera, u, v, z)' in result.reason
 
 
 def test_locate_needs_at_least_one_frame(color):
@@ -186,3 +188,11 @@ def test_a_block_seen_by_the_head_alone_is_not_taken_for_a_bowl(block_scene, col
     # but its narrowest width is not.
     result = locate(block_scene[0][:1], 'red bowl', color, 0.765)
     assert not result.found and 'footprint' in result.reason
+
+
+def test_locate_all_without_a_colour_says_the_colour_each_match_has(pair_scene, color):
+    blocks = locate_all(pair_scene, 'block', color, 0.765)
+    assert [r.colour for r in blocks] == ['red', 'red']
+    assert repr(blocks[0]).startswith("LocateResult(found, 'block' (red) at (-0.15")
+    named = locate(pair_scene, 'leftmost red block', color, 0.765)
+    assert named.colour == 'red' and "'leftmost red block' at" in repr(named)
