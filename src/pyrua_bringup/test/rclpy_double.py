@@ -495,9 +495,12 @@ class Executor:
             list(node.clients)
             services = list(node.services)
             list(node.guards)
-            list(node.waitables)
+            waitables = list(node.waitables)
             ready += [(s.callback, msg) for s in subscriptions for msg in s.take()]
             ready += [(t.callback, None) for t in timers if t.due()]
+            for waitable in waitables:
+                if isinstance(waitable, ActionServer):
+                    ready += [(waitable.accept, request) for request in waitable.take()]
             for service in services:
                 for request, future in service.take():
                     ready.append((lambda r, f, s=service: f.set_result(
@@ -539,27 +542,135 @@ class ExternalShutdownException(Exception):
 # --- actions, TF, QoS, time -------------------------------------------------------------
 
 class _Waitable:
-    """rclpy.action ActionClient / ActionServer: a waitable added to the node."""
+    """An rclpy.action ActionClient / ActionServer: a waitable the node holds."""
 
-    def __init__(self, node: Node, action_type: Any, action_name: str, *args: Any,
-                 **kwargs: Any) -> None:
-        self._node, self.action_type, self.action_name = node, action_type, action_name
+    def __init__(self, node: Node, action_type: Any, action_name: str) -> None:
+        self._node, self.action_type = node, action_type
+        self.action_name = _resolve(node, action_name)
         node.add_waitable(self)
 
-    def wait_for_server(self, timeout_sec: float | None = None) -> bool:
-        return False
-
     def destroy(self) -> None:
+        GRAPH.remove(self)
         if self in list(self._node.waitables):
             self._node.remove_waitable(self)
 
 
-class ActionClient(_Waitable):
-    pass
+class ServerGoalHandle:
+    """rclpy.action.server.ServerGoalHandle: properties, not methods, as in rclpy."""
+
+    def __init__(self, request: Any, feedback: Any) -> None:
+        import numpy as np
+
+        self.request = request
+        self.goal_id = types.SimpleNamespace(uuid=np.frombuffer(
+            next(_SEQ).to_bytes(16, 'little'), dtype=np.uint8))
+        self._feedback = feedback
+        self._state = 'executing'
+        self._cancel = False
+
+    @property
+    def is_cancel_requested(self) -> bool:
+        return self._cancel
+
+    @property
+    def is_active(self) -> bool:
+        return self._state == 'executing'
+
+    def publish_feedback(self, feedback: Any) -> None:
+        if self._feedback is not None:
+            self._feedback(types.SimpleNamespace(feedback=feedback))
+
+    def succeed(self) -> None:
+        self._state = 'succeeded'
+
+    def abort(self) -> None:
+        self._state = 'aborted'
+
+    def canceled(self) -> None:
+        self._state = 'canceled'
+
+
+STATUS = {'succeeded': 4, 'canceled': 5, 'aborted': 6, 'executing': 6}
+"""action_msgs/GoalStatus of a finished goal (still active after execute: aborted)."""
 
 
 class ActionServer(_Waitable):
-    pass
+    """Goals are taken only while the server is in ``node.waitables`` (the wait set)."""
+
+    def __init__(self, node: Node, action_type: Any, action_name: str, execute_callback: Any,
+                 *, callback_group: Any = None, goal_callback: Any = None,
+                 cancel_callback: Any = None, **_kw: Any) -> None:
+        super().__init__(node, action_type, action_name)
+        self.execute_callback, self.goal_callback = execute_callback, goal_callback
+        self.cancel_callback = cancel_callback
+        self.requests: list[tuple[Any, Future, Any]] = []
+        self.lock = threading.Lock()
+        GRAPH.add(self)
+
+    def take(self) -> list[tuple[Any, Future, Any]]:
+        with self.lock:
+            taken, self.requests = self.requests, []
+        return taken
+
+    def accept(self, goal: Any, future: Future, feedback: Any) -> None:
+        accepted = self.goal_callback is None or self.goal_callback(goal) == 2
+        handle = ServerGoalHandle(goal, feedback)
+        client_handle = ClientGoalHandle(self, handle, accepted)
+        future.set_result(client_handle)
+        if accepted:
+            threading.Thread(target=self._execute, args=(handle, client_handle),
+                             daemon=True).start()
+
+    def _execute(self, handle: ServerGoalHandle, client_handle: ClientGoalHandle) -> None:
+        result = self.execute_callback(handle)
+        client_handle.result.set_result(types.SimpleNamespace(status=STATUS[handle._state],
+                                                              result=result))
+
+
+class ClientGoalHandle:
+    def __init__(self, server: ActionServer, handle: ServerGoalHandle, accepted: bool) -> None:
+        self._server, self._handle, self.accepted = server, handle, accepted
+        self.result = Future()
+
+    def get_result_async(self) -> Future:
+        return self.result
+
+    def cancel_goal_async(self) -> Future:
+        future = Future()
+        callback = self._server.cancel_callback
+        if callback is not None and callback(self._handle) == 2:
+            self._handle._cancel = True
+        future.set_result(types.SimpleNamespace(goals_canceling=[self._handle._cancel]))
+        return future
+
+
+class ActionClient(_Waitable):
+    def __init__(self, node: Node, action_type: Any, action_name: str, *,
+                 callback_group: Any = None, **_kw: Any) -> None:
+        super().__init__(node, action_type, action_name)
+
+    def _servers(self) -> list[ActionServer]:
+        with GRAPH.lock:
+            return [s for s in GRAPH.entities
+                    if isinstance(s, ActionServer) and s.action_name == self.action_name]
+
+    def server_is_ready(self) -> bool:
+        return bool(self._servers())
+
+    def wait_for_server(self, timeout_sec: float | None = None) -> bool:
+        deadline = time.monotonic() + (timeout_sec if timeout_sec is not None else 1e9)
+        while not self._servers():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    def send_goal_async(self, goal: Any, feedback_callback: Any = None, **_kw: Any) -> Future:
+        future = Future()
+        (server,) = self._servers()
+        with server.lock:
+            server.requests.append((goal, future, feedback_callback))
+        return future
 
 
 class Buffer:

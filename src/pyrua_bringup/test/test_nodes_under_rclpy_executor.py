@@ -98,3 +98,53 @@ def test_sim_node_answers_parameter_and_evaluator_services(ros):
         thread.join(5.0)
         node.destroy()
         caller.destroy_node()
+
+
+@pytest.fixture
+def sim_graph(ros):
+    """Yield the sim node and a RosStation on another node, both spun by one executor."""
+    from pyrua_primitives.ros.config import RosStationConfig
+    from pyrua_primitives.ros.ros_station import RosStation
+    from pyrua_sim.ros.sim_node import SimNode
+
+    sim = SimNode()
+    client = ros.Node('station_client')
+    station = RosStation(client, RosStationConfig(), ros.ReentrantCallbackGroup())
+    executor = ros.MultiThreadedExecutor(num_threads=2)
+    executor.add_node(sim)
+    executor.add_node(client)
+    thread = _spin(executor)
+    try:
+        yield sim, station
+    finally:
+        executor.shutdown()
+        thread.join(5.0)
+        station.destroy()
+        sim.destroy()
+        client.destroy_node()
+
+
+@pytest.mark.slow
+def test_ros_station_reports_station_seconds_as_in_process(sim_graph):
+    import numpy as np
+    from pyrua_sim.twin import load_twin
+
+    sim, station = sim_graph
+    assert station.time_s() == 0.0  # the twin's clock at its start, not the wall epoch
+    start = station.joint_state('left').positions_rad
+    target = start + np.array([0.2, 0.0, 0.0, 0.0, 0.0, 0.0])
+    times = np.array([1.5])
+    over_ros = station.follow_joint_trajectory('left', target[None, :], times)
+    gripper_ros = station.command_gripper('left', 0.03)
+
+    twin = load_twin('pick_place', 0, 0)
+    try:
+        in_process = twin.station.follow_joint_trajectory('left', target[None, :], times)
+        gripper_local = twin.station.command_gripper('left', 0.03)
+    finally:
+        twin.close()
+    assert over_ros.completed and in_process.completed
+    assert over_ros.duration_s == pytest.approx(in_process.duration_s, abs=0.02)
+    assert over_ros.duration_s >= 1.5
+    assert gripper_ros.duration_s == pytest.approx(gripper_local.duration_s, abs=0.02)
+    assert station.time_s() == pytest.approx(sim._host.twin.station.time_s())

@@ -31,18 +31,16 @@ def finger_joint_names(arm: str, prefix: str | None = None) -> tuple[str, str]:
     return (f'{prefix}joint7', f'{prefix}joint8')
 
 
-def station_time_s(msg: Any, fallback_s: float) -> float:
+def station_time_s(msg: Any) -> float:
     """
     Return the station's clock from a ``sensor_msgs/JointState``: its stamp, seconds.
 
     The driver (or the twin's sim node, in simulated time) stamps each sample, so this is
-    the station's time whatever the reading node's ``use_sim_time``; an unstamped message
-    (stamp 0) gives ``fallback_s``.
+    the station's time whatever the reading node's ``use_sim_time``. A stamp of 0 is a
+    time like any other (the twin's clock right after a reset), never replaced by the
+    reader's clock: everything a model reads keeps one time base, the station's.
     """
-    stamp = msg.header.stamp
-    if stamp.sec == 0 and stamp.nanosec == 0:
-        return float(fallback_s)
-    return stamp_to_s(stamp)
+    return stamp_to_s(msg.header.stamp)
 
 
 def joint_state_from_message(msg: Any, arm: str, prefix: str | None = None) -> JointState:

@@ -155,10 +155,10 @@ class RosStation:
         Return the station clock: the stamp of the latest joint state, seconds.
 
         The driver's (or the twin's simulated) time, whatever this node's ``use_sim_time``:
-        ``robo.wait`` on a faster-than-real-time twin reports the twin's seconds.
+        ``robo.wait`` on a faster-than-real-time twin reports the twin's seconds. Stamp 0
+        (the twin right after a reset) is a valid time.
         """
-        now = self._node.get_clock().now().nanoseconds * 1e-9
-        return station_time_s(self._latest_joints(), now)
+        return station_time_s(self._latest_joints())
 
     # --- motion -----------------------------------------------------------------------
 
@@ -183,18 +183,24 @@ class RosStation:
 
     def follow_joint_trajectory(self, arm: str, positions_rad: np.ndarray, times_s: np.ndarray,
                                 cancel: CancelToken | None = None) -> TrajectoryResult:
-        """Follow joint waypoints through the arm's FollowJointTrajectory controller."""
+        """
+        Follow joint waypoints through the arm's FollowJointTrajectory controller.
+
+        ``duration_s`` is station time (joint state stamps before and after), the same
+        seconds the in-process station reports, never this process's wall clock.
+        """
         check_arm(arm)
         goal = FollowJointTrajectory.Goal()
         goal.trajectory = trajectory_to_message(arm, positions_rad, times_s, make,
                                                 self._prefix(arm))
-        started = time.monotonic()
+        started = self.time_s()
         timeout = float(np.asarray(times_s)[-1]) + self.config.trajectory_margin_s
         sent = self._run(self._trajectory[arm], goal, timeout, cancel)
         code, text = ((sent.result.error_code, sent.result.error_string)
                       if sent.result is not None else (-1, sent.error))
-        final = self._fresh_joint_state(arm).positions_rad
-        return trajectory_outcome(sent.status, code, text, final, time.monotonic() - started)
+        final = self._fresh_joint_state(arm)
+        return trajectory_outcome(sent.status, code, text, final.positions_rad,
+                                  final.stamp_s - started)
 
     def command_gripper(self, arm: str, width_m: float,
                         cancel: CancelToken | None = None) -> GripperResult:
@@ -204,17 +210,16 @@ class RosStation:
         goal = self._gripper_type.Goal(**gripper_goal_fields(
             cfg.gripper_interface, arm, float(width_m), cfg.gripper_max_effort_n, make,
             self._prefix(arm)))
-        started = time.monotonic()
+        started = self.time_s()
         sent = self._run(self._gripper[arm], goal, self.config.trajectory_margin_s, cancel)
-        duration = time.monotonic() - started
+        final = self._fresh_joint_state(arm)
+        duration = final.stamp_s - started  # station seconds, as in process
         if sent.result is None:
-            return GripperResult(False, sent.error, self._fresh_joint_state(arm).gripper_width_m,
-                                 False, duration)
-        self._fresh_joint_state(arm)
+            return GripperResult(False, sent.error, final.gripper_width_m, False, duration)
         r = sent.result
         width = gripper_result_width(cfg.gripper_interface, r)
         if width != width:  # NaN: the controller reported no joint state
-            width = self._fresh_joint_state(arm).gripper_width_m
+            width = final.gripper_width_m
         return gripper_outcome(sent.status, width, r.stalled, r.reached_goal, duration)
 
     # --- cameras and frames -------------------------------------------------------------

@@ -128,6 +128,7 @@ def test_station_time_is_the_joint_state_stamp_not_the_reader_clock(make):
     state = JointState(arm='left', positions_rad=np.zeros(6), velocities_rad_s=np.zeros(6),
                        gripper_width_m=0.0, stamp_s=0.0)
     stamped = joint_states_to_message([state], 12.5, make)
-    assert station_time_s(stamped, fallback_s=1e9) == pytest.approx(12.5)
-    unstamped = joint_states_to_message([state], 0.0, make)
-    assert station_time_s(unstamped, fallback_s=3.0) == 3.0
+    assert station_time_s(stamped) == pytest.approx(12.5)
+    # 0 is the twin's time right after a reset: a valid stamp, not "unstamped".
+    at_reset = joint_states_to_message([state], 0.0, make)
+    assert station_time_s(at_reset) == 0.0
