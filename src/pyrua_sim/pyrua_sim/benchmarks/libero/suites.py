@@ -22,6 +22,8 @@ import io
 
 from pyrua_primitives.errors import MissingDependency
 
+from .env_suites import env_bddl, INIT_STATES as ENV_INIT_STATES, is_env_suite
+
 STANDARD_SUITES: tuple[str, ...] = ('libero_spatial', 'libero_object', 'libero_goal',
                                     'libero_10')
 """The standard suites: programs are developed and tuned on these only."""
@@ -102,6 +104,16 @@ def get_task(suite: str, index: int) -> LiberoTask:
     if not 0 <= index < bench.n_tasks:
         raise ValueError(f'task index {index} vs {suite} tasks 0..{bench.n_tasks - 1}')
     info = bench.get_task(index)
+    if is_env_suite(suite):  # LIBERO-PRO ships no files for these: made as LIBERO-PRO does
+        base = base_suite(suite)
+        base_bench = _suite(base)
+        names = [base_bench.get_task(i).name for i in range(base_bench.n_tasks)]
+        if info.name not in names:
+            raise ValueError(f'{suite} task {index} ({info.name!r}) is not a task of {base}')
+        bddl_file = env_bddl(suite, base, info.name,
+                             base_bench.get_task_bddl_file_path(names.index(info.name)))
+        return LiberoTask(suite, index, info.name, bddl_language(bddl_file), bddl_file,
+                          ENV_INIT_STATES, name_language=info.language)
     bddl_file = bench.get_task_bddl_file_path(index)
     return LiberoTask(suite, index, info.name, bddl_language(bddl_file), bddl_file,
                       len(init_states(suite, index)), name_language=info.language)
@@ -122,7 +134,15 @@ def bddl_language(bddl_file: str) -> str:
 
 @functools.lru_cache(maxsize=8)
 def init_states(suite: str, index: int):
-    """Return the benchmark's fixed init states of a task (an array, one row per state)."""
+    """
+    Return the benchmark's fixed init states of a task (an array, one row per state).
+
+    ``*_env`` suites have none shipped: their states are drawn per index by
+    ``env_suites.init_state`` from the task's environment (``LiberoWorld.reset``).
+    """
+    if is_env_suite(suite):
+        raise ValueError(f'{suite} ships no init states; they are drawn per index from the '
+                         "task's environment: load the task and reset it to an index")
     with contextlib.redirect_stdout(io.StringIO()):
         return _suite(suite).get_task_init_states(index)
 

@@ -16,6 +16,8 @@ import time
 
 from pyrua_primitives.errors import MissingDependency
 
+from . import env_suites
+from .env_suites import is_env_suite
 from .oracle import OracleLocator
 from .station import LiberoStation
 from .suites import get_task, init_states, INSTALL_HINT, LiberoTask
@@ -99,12 +101,16 @@ class LiberoWorld:
         :raises ValueError: for an index outside the task's init states.
         """
         index = self.layout.index if index is None else index
-        states = init_states(self.task.suite, self.task.index)
-        if not 0 <= index < len(states):
+        count = self.task.init_state_count
+        if not 0 <= index < count:
             raise ValueError(f'layout (init state) {index} vs {self.task.task} init states '
-                             f'0..{len(states) - 1}')
+                             f'0..{count - 1}')
         start = time.monotonic()
-        self.station.reset_to(states[index])
+        if is_env_suite(self.task.suite):  # drawn by the BDDL's samplers, cached per index
+            state = env_suites.init_state(self._env, self.task.bddl_file, index)
+        else:
+            state = init_states(self.task.suite, self.task.index)[index]
+        self.station.reset_to(state)
         self.reset_s = time.monotonic() - start
         self.layout = LiberoLayout(self.task.task, index)
         self.evaluator = LiberoEvaluator(self._env)
