@@ -11,7 +11,7 @@ gate; perception primitives only capture frames on request. Physical outcomes ar
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import math
 from typing import Protocol
 
@@ -117,6 +117,21 @@ def _call_hook(observer: object | None, hook: str, *args: object) -> None:
     method = getattr(observer, hook, None)
     if method is not None:
         method(*args)
+
+
+def _maybe_hidden(reason: str) -> bool:
+    """Return whether a not-found reason could come from an arm hiding the object."""
+    return reason.startswith('no ') or '-like region(s) in' in reason
+
+
+def _hidden_hint(away: Sequence[str], homed: Sequence[str]) -> str:
+    """Say which arms were out over the table: moved home, or left there."""
+    if homed:
+        return f' (also with the {" and ".join(homed)} arm moved home first)'
+    if not away:
+        return ''
+    return (f'; the {" and ".join(away)} arm is out over the table and may hide it from '
+            f'the head camera: robo.home({away[0]!r}) and look again')
 
 
 def _vector3(value: object, name: str) -> np.ndarray:
@@ -246,8 +261,19 @@ class PrimitiveLibrary:
         """
         self._check_query(query)
         arms = self.arms if arm is None else (self._arm(arm),)
+        rough, homed = self.locate(query), []
+        if not rough.found and _maybe_hidden(rough.reason):
+            # An arm over the table hides part of the object from the head camera.
+            away = [a for a in self.arms if self._away_from_home(a)]
+            homed = [a for a in away if a in arms and not self.pose(a).held]
+            for name in homed:
+                self.home(name, cancel=cancel)
+            rough = self.locate(query) if homed else rough
+            if not rough.found:
+                return replace(rough, reason=rough.reason + _hidden_hint(away, homed))
+        holders = self._holding_it(rough, arms)
         views = {a: ['head', f'{a}_wrist'] for a in arms
-                 if {'head', f'{a}_wrist'} <= set(self.cameras)}
+                 if {'head', f'{a}_wrist'} <= set(self.cameras) and a not in holders}
         bases = {a: tuple(float(c) for c in self.station.arm_base(a).world_from_base[:2, 3])
                  for a in views}
 
@@ -263,8 +289,44 @@ class PrimitiveLibrary:
             hit = origin + forward * ((z - origin[2]) / forward[2])
             return float(hit[0]), float(hit[1])
 
-        return measure_object(self.locate, self.locate_all, move, aim, query, views,
-                              self.station.table_height_m(), bases)
+        def locate_once(q, cameras=None):
+            return first.pop() if first and cameras is None else self.locate(q, cameras)
+
+        first = [rough]
+        result = measure_object(locate_once, self.locate_all, move, aim, query, views,
+                                self.station.table_height_m(), bases)
+        if result.found and homed:
+            moved = ' and '.join(f'robo.home({a!r})' for a in homed)
+            result = replace(result, note=f'found after {moved}: that arm hid it from the '
+                             f'head camera' + (f'; {result.note}' if result.note else ''))
+        if holders and result.found and result.height_m is None:
+            held, tried = holders[0], f'; {result.note}' if views and result.note else ''
+            result = replace(result, note=(
+                f'{query!r} is in the {held} gripper: its own wrist camera cannot measure '
+                'what it holds (it looks past the fingers); measure it with the other arm, '
+                f'or use robo.pose({held!r}).position_m (a held object moves with the pads)'
+                + tried))
+        return result
+
+    def _away_from_home(self, arm: str) -> bool:
+        """Return whether ``arm``'s pads are more than 2 cm from its ready pose."""
+        if isinstance(self.station, CartesianArm):
+            home = self.station.home_tcp_pose(arm)[:3, 3]
+        else:
+            home = tcp_pose(self.station.home_positions_rad(arm),
+                            self.station.arm_base(arm).world_from_base)[:3, 3]
+        return float(np.linalg.norm(np.subtract(self.pose(arm).position_m, home))) > 0.02
+
+    def _holding_it(self, rough: LocateResult, arms: Sequence[str]) -> list[str]:
+        """Return the arms in ``arms`` whose closed gripper holds the located object."""
+        if not rough.found:
+            return []
+        out = []
+        for name in arms:
+            pose = self.pose(name)
+            if pose.held and math.dist(pose.position_m[:2], rough.position_m[:2]) <= 0.06:
+                out.append(name)
+        return out
 
     @primitive()
     def image(self, camera: str) -> np.ndarray:
