@@ -8,6 +8,9 @@ so a plain ``sim_node:`` key would not reach ``/pyrua/sim_node``. The station se
 one home, ``primitives_node.station`` (the node that drives the station); the agent node,
 whose own ROS station reads the same joints, cameras and TF and states the table height in
 the prompt, gets that section too, and a file that sets ``agent_node.station`` is refused.
+The sim node serves the gripper action ``primitives_node.station.gripper_interface`` names
+(a file that sets ``sim_node.gripper_interface`` is refused), so the twin always speaks the
+interface the station drives.
 The agent's launch arguments override single YAML values only when given (empty keeps the
 file's value); the launch ends when the agent's episode ends.
 """
@@ -71,6 +74,13 @@ def _sections(path: str) -> dict:
                          'home, primitives_node.station, which agent_node gets too: move them')
     if 'station' in sections['primitives_node']:
         sections['agent_node']['station'] = sections['primitives_node']['station']
+    if 'gripper_interface' in sections['sim_node']:
+        raise ValueError(f'{path}: sim_node.gripper_interface vs none; the gripper interface '
+                         'has one home, primitives_node.station.gripper_interface, which the '
+                         'sim node serves: move it')
+    interface = sections['primitives_node'].get('station', {}).get('gripper_interface')
+    if interface is not None:
+        sections['sim_node']['gripper_interface'] = interface
     return sections
 
 

@@ -31,7 +31,8 @@ from rclpy.node import Node
 
 from .action_transport import ActionTransport
 from .config import AgentNodeConfig, episode_spec
-from ..episode import EpisodeResult, run_episode_spec
+from .episode_run import run_node_episode
+from ..episode import EpisodeResult
 from ..world import open_station
 
 
@@ -99,10 +100,17 @@ class AgentNode(Node):
         return ActionTransport(self, primitives, self._group, self.config.server_timeout_s)
 
     def run(self) -> EpisodeResult:
-        """Run the episode to its end reason, recording it unless ``record_dir`` is ''."""
+        """
+        Run the episode to its end reason, recording it unless ``record_dir`` is ''.
+
+        A world that does not open (no sim node, no frames) ends the episode with end reason
+        ``infra_error`` and its record, never a crash of ``main``.
+        """
         opener = functools.partial(open_station, station=self._station,
                                    evaluator=self._evaluator, transport=self._transport)
-        result = run_episode_spec(episode_spec(self.config), opener=opener)
+        result = run_node_episode(episode_spec(self.config), opener)
+        if result.end_reason == 'infra_error':
+            self.get_logger().error(f'{result!r}: {result.end_detail}')
         if result.run_dir is not None:
             self.get_logger().info(f'episode recorded in {result.run_dir}')
         return result

@@ -113,6 +113,9 @@ GRIPPER_INTERFACES = {
     'gripper_command': 'GripperCommand',
 }
 """Gripper interface name -> the control_msgs action it speaks."""
+DEFAULT_GRIPPER_INTERFACE = 'parallel'
+"""The one default of the station's and the sim node's gripper interface (Jazzy's
+parallel_gripper_action_controller)."""
 
 
 CONTROL_MSGS_DEFINITIONS = {

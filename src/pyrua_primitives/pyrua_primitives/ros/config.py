@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import names
-from ..conversions.control import check_gripper_interface
+from ..conversions.control import check_gripper_interface, DEFAULT_GRIPPER_INTERFACE
 from ..kinematics import arx_x5
 from ..library import LibraryConfig
 from ..station import ARM_DOF, ARMS, check_arm
@@ -52,7 +52,7 @@ class RosStationConfig:
     joint_prefix: str = names.JOINT_PREFIX
     trajectory_action: str = names.TRAJECTORY_ACTION
     gripper_action: str = names.GRIPPER_ACTION
-    gripper_interface: str = 'parallel'
+    gripper_interface: str = DEFAULT_GRIPPER_INTERFACE
     image_topic: str = names.IMAGE_TOPIC
     camera_info_topic: str = names.CAMERA_INFO_TOPIC
     depth_topic: str = names.DEPTH_TOPIC

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pyrua_primitives.conversions.control import check_gripper_interface
+from pyrua_primitives.conversions.control import (
+    check_gripper_interface,
+    DEFAULT_GRIPPER_INTERFACE,
+)
 
 from ..config import StationConfig
 
@@ -23,8 +26,9 @@ class SimNodeConfig:
     :param executor_threads: MultiThreadedExecutor threads (two arms' motions, cameras,
         services and cancels at once).
     :param gripper_interface: the gripper action served, as a real driver would:
-        ``'parallel'`` (ParallelGripperCommand) or ``'gripper_command'``; the primitives
-        node's ``station.gripper_interface`` must match.
+        ``'parallel'`` (ParallelGripperCommand) or ``'gripper_command'``. Its one home is
+        the primitives node's ``station.gripper_interface``: ``pyrua.launch.py`` passes that
+        value here and refuses a YAML file that sets this one.
     """
 
     task: str = 'pick_place'
@@ -34,7 +38,7 @@ class SimNodeConfig:
     state_rate_hz: float = 50.0
     camera_rate_hz: float = 10.0
     executor_threads: int = 6
-    gripper_interface: str = 'parallel'
+    gripper_interface: str = DEFAULT_GRIPPER_INTERFACE
 
     def __post_init__(self) -> None:
         check_gripper_interface(self.gripper_interface)
