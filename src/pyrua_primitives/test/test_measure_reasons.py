@@ -39,3 +39,17 @@ def test_measure_with_the_arm_that_holds_the_object_says_its_wrist_cannot_look()
         assert held.note.startswith("'purple block' is in the left gripper: its own wrist "
                                     'camera cannot measure what it holds')
         assert "robo.pose('left').position_m" in held.note
+
+
+def test_a_block_in_a_bowl_of_its_colour_is_said_to_merge_with_it():
+    with load_twin('sort_by_color', 0, 0) as twin:
+        lib = PrimitiveLibrary(twin.station)
+        bowl = twin.evaluator.object_poses()['obj/blue_bowl'][:2]
+        for name, dx in (('obj/blue_block_0', -0.025), ('obj/blue_block_1', 0.025)):
+            twin.evaluator.set_object_pose(name, (bowl[0] + dx, bowl[1], TABLE_Z + 0.026))
+        assert lib.locate_all('blue block') == []
+        gone = lib.locate('blue block')
+        assert not gone.found
+        assert gone.reason.endswith('; a blue block inside a bowl of its colour merges with '
+                                    'the bowl')
+        assert lib.measure('blue bowl').found

@@ -352,11 +352,13 @@ def _find(
         nominal = _mm((shape.width_m, shape.depth_m, shape.height_m))
         more = f'; and {len(misfits) - 3} more' if len(misfits) > 3 else ''
         detail = '; '.join(misfits[:3]) + more if misfits else 'no footprint on the table plane'
+        merged = (f'; a {parsed.phrase} inside a bowl of its colour merges with the bowl'
+                  if parsed.colour and parsed.noun != 'bowl' else '')
         return _not_found(
             query,
             f'{len(primary_dets)} {parsed.phrase!r}-like region(s) in {primary_frame.camera}'
             f' but {detail} vs {parsed.noun!r} {nominal} mm; check the noun, or look closer'
-            ' with a wrist camera (part of it may be hidden)'
+            f' with a wrist camera (part of it may be hidden, e.g. by an arm){merged}'
         )
     return candidates, parsed
 
