@@ -148,3 +148,45 @@ def test_ros_station_reports_station_seconds_as_in_process(sim_graph):
     assert over_ros.duration_s >= 1.5
     assert gripper_ros.duration_s == pytest.approx(gripper_local.duration_s, abs=0.02)
     assert station.time_s() == pytest.approx(sim._host.twin.station.time_s())
+
+
+def _stamp(msg):
+    return msg.sec + msg.nanosec * 1e-9
+
+
+@pytest.mark.slow
+def test_sim_node_tf_and_clock_never_go_back_across_reset_task(ros, sim_graph):
+    import numpy as np
+
+    sim, station = sim_graph
+    listener = ros.Node('listener')
+    tf_type = ros.MESSAGES.message('tf2_msgs/msg/TFMessage')
+    static, clock = [], []
+    listener.create_subscription(tf_type, '/tf_static', static.append, 1)
+    listener.create_subscription(ros.MESSAGES.message('rosgraph_msgs/msg/Clock'), '/clock',
+                                 lambda m: clock.append(_stamp(m.clock)), 1)
+    spinner = ros.SingleThreadedExecutor()
+    spinner.add_node(listener)
+    thread = _spin(spinner)
+    try:
+        q = station.joint_state('left').positions_rad
+        station.follow_joint_trajectory('left', q[None, :], np.array([0.4]))
+        pyrua = ros.MESSAGES.module('pyrua_msgs', 'srv')
+        reset = _answer(listener.create_client(pyrua.ResetTask, '/reset_task'),
+                        pyrua.ResetTask.Request(task='pick_place', seed=0, index=2))
+        assert reset is not None and reset.success, reset and reset.message
+        deadline = time.monotonic() + 10.0
+        while not static and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert static, 'no /tf_static after reset_task'
+        stamps = {_stamp(t.header.stamp) for t in static[-1].transforms}
+        assert min(stamps) > 0.4  # newer than everything before the reset
+        count = len(clock)
+        while len(clock) < count + 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert clock == sorted(clock) and clock[-1] > 0.4
+        assert station.time_s() > 0.4
+    finally:
+        spinner.shutdown()
+        thread.join(5.0)
+        listener.destroy_node()

@@ -1,7 +1,8 @@
 """
 ``sim_node``: the MuJoCo twin behind the standard interfaces of a real station.
 
-Publishes ``/joint_states``, ``/clock`` (the twin's simulated time), TF (arm bases static,
+Publishes ``/joint_states``, ``/clock`` (the twin's simulated time, counted on across
+resets so it never goes back: ``TwinHost.time_s``), TF (arm bases static, re-sent after a reset,
 cameras dynamic), and per camera ``image_raw`` + ``camera_info`` (sensor-data QoS, rendered
 only while someone subscribes); serves per arm the ``control_msgs`` FollowJointTrajectory
 and ParallelGripperCommand (or GripperCommand) actions a ros2_control driver serves (cancel
@@ -113,7 +114,7 @@ class SimNode(Node):
     # --- publishers ---------------------------------------------------------------------
 
     def _publish_static_tf(self) -> None:
-        stamp = self._station.time_s()
+        stamp = self._host.time_s()  # after a reset: a newer stamp, never an older one
         self._static_tf.sendTransform([
             matrix_to_transform_stamped(self._station.arm_base(arm).world_from_base,
                                         names.WORLD_FRAME, names.BASE_FRAME.format(arm=arm),
@@ -121,9 +122,9 @@ class SimNode(Node):
             for arm in ARMS])
 
     def publish_state(self) -> None:
-        """Publish /clock, /joint_states and the camera frames' TF at the twin's time."""
+        """Publish /clock, /joint_states and the camera frames' TF at the sim node's time."""
         station = self._station
-        stamp = station.time_s()
+        stamp = self._host.time_s()
         clock = Clock()
         clock.clock = make('builtin_interfaces/msg/Time', **stamp_fields(stamp))
         self._clock_pub.publish(clock)
@@ -144,12 +145,13 @@ class SimNode(Node):
             if not wanted and not wants_depth:
                 continue
             frame = self._station.capture(camera, depth=wants_depth)
+            stamp = self._host.stamp_s(frame.stamp_s)
             optical = names.CAMERA_FRAME.format(camera=camera)
-            info_pub.publish(intrinsics_to_camera_info(frame.model.intrinsics, frame.stamp_s,
+            info_pub.publish(intrinsics_to_camera_info(frame.model.intrinsics, stamp,
                                                        optical, make))
-            image_pub.publish(rgb_to_image(frame.rgb, frame.stamp_s, optical, make))
+            image_pub.publish(rgb_to_image(frame.rgb, stamp, optical, make))
             if wants_depth:
-                depth_pub.publish(depth_to_image(frame.depth_m, frame.stamp_s, optical, make))
+                depth_pub.publish(depth_to_image(frame.depth_m, stamp, optical, make))
 
     # --- controller actions -------------------------------------------------------------
 
@@ -235,7 +237,7 @@ class SimNode(Node):
         """Return a layout object's pose (world frame; twist is not measured: zero)."""
         ok, message, pose = self._host.get_state(request.name, request.reference_frame)
         response.success = ok
-        response.header = make_header(make, self._station.time_s(), names.WORLD_FRAME)
+        response.header = make_header(make, self._host.time_s(), names.WORLD_FRAME)
         response.state.name = request.name
         response.state.reference_frame = names.WORLD_FRAME
         if ok:

@@ -26,6 +26,8 @@ PARK_X0_M = -2.4
 PARK_STEP_M = 0.3
 PARK_Z_M = 0.1
 """Parking spots of deleted objects: a row on the floor behind the head camera, metres."""
+RESET_STEP_S = 0.1
+"""How far the sim node's clock moves on at a reset (stamps stay strictly increasing)."""
 
 
 def requested_pose(pose: Any) -> tuple[np.ndarray | None, str]:
@@ -60,6 +62,23 @@ class TwinHost:
         self._lock = threading.Lock()
         self._moving = 0
         self._parked: dict[str, int] = {}
+        self._epoch_s = 0.0
+
+    # --- clock --------------------------------------------------------------------------
+
+    def time_s(self) -> float:
+        """
+        Return the sim node's clock: the twin's time plus the time of earlier layouts.
+
+        The twin's own clock restarts at 0 on every reset; this one never goes back (a TF
+        listener kept across episodes gets no TF_OLD_DATA, static transforms re-sent
+        after a reset carry a newer stamp). Durations are the twin's seconds either way.
+        """
+        return self._epoch_s + self.twin.station.time_s()
+
+    def stamp_s(self, twin_time_s: float) -> float:
+        """Return the sim node's stamp of a twin time (a frame's ``stamp_s``)."""
+        return self._epoch_s + twin_time_s
 
     # --- motions and resets -----------------------------------------------------------
 
@@ -85,6 +104,7 @@ class TwinHost:
                 return False, (f'{self._moving} motion(s) running; cancel them before '
                                'resetting the task')
             task = task or self.twin.layout.task
+            ended_s = self.time_s()
             try:
                 if task == self.twin.layout.task:
                     self.twin.reset(seed, layout)
@@ -94,6 +114,7 @@ class TwinHost:
                     self.twin = fresh
             except (KeyError, ValueError) as exc:
                 return False, str(exc.args[0] if exc.args else exc)
+            self._epoch_s = ended_s + RESET_STEP_S - self.twin.station.time_s()
             self._parked.clear()
             return True, ''
 
