@@ -88,6 +88,14 @@ def text_turn(text: str) -> ScriptedReply:
     return ScriptedReply(content=text)
 
 
+def end_turns(text: str = 'Done.') -> list[ScriptedReply]:
+    """
+    Return the turns that end an LLM planner's episode: a text-only reply, and the same again
+    after the planner's one correction message.
+    """
+    return [text_turn(text), text_turn(text)]
+
+
 def tool_turn(name: str, arguments: str | Mapping[str, Any] | None = None,
               content: str | None = None) -> ScriptedReply:
     """Return an answer with one tool call (``arguments`` may be a malformed JSON string)."""

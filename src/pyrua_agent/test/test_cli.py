@@ -6,7 +6,7 @@ from pyrua_agent.cli import main
 from pyrua_agent.episode import bundled_program
 from pyrua_agent.planners.percent import read_percent_file
 from pyrua_agent.recording import read_bag, read_transcript
-from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn, tool_turn
+from pyrua_agent.testing import code_turn, end_turns, LoopbackLLMServer, tool_turn
 import pytest
 
 
@@ -72,7 +72,7 @@ def test_code_agent_episode_is_recorded_through_an_openai_compatible_server(
         tmp_path, capsys, monkeypatch):
     cells = [cell.code for cell in read_percent_file(bundled_program('pick_place'))]
     turns = [code_turn('instruction = ' + repr('Put the blue block in the green bowl.'))]
-    turns += [code_turn(code) for code in cells] + [text_turn('Done.')]
+    turns += [code_turn(code) for code in cells] + [*end_turns('Done.')]
     record, requests, usages, run_dir = _llm_run(tmp_path, monkeypatch, 'code', turns)
     assert record['planner'] == 'code' and record['end_reason'] == 'solved'
     assert record['llm_calls'] == len(requests) >= 2
@@ -94,12 +94,12 @@ def test_tool_calling_episode_is_recorded_through_an_openai_compatible_server(
         tmp_path, monkeypatch, planner):
     turns = [tool_turn('locate', {'query': 'blue block'}),
              tool_turn('move_to', {'arm': 'left', 'xyz': [-0.1, 0.1, 0.2]}),
-             text_turn('I stop here.')]
+             *end_turns('I stop here.')]
     record, requests, _usages, run_dir = _llm_run(tmp_path, monkeypatch, planner, turns)
     assert record['planner'] == planner and record['end_reason'] == 'gave_up'
-    assert record['llm_calls'] == len(requests) == 3 and record['cells'] == 2
+    assert record['llm_calls'] == len(requests) == 4 and record['cells'] == 2
     transcript = read_transcript(run_dir)
-    assert len(transcript.llm_calls) == 3
+    assert len(transcript.llm_calls) == 4
     topics = set(read_bag(run_dir).topic_counts)
     assert {'/pyrua/llm/call', '/pyrua/primitive/locate/goal',
             '/pyrua/primitive/move_to/result'} <= topics

@@ -24,7 +24,7 @@ from ..budgets import BudgetConfig
 from ..episode import EpisodeResult, EpisodeWorld, run_episode
 from ..planners import ReplayPlanner
 from ..planners.percent import read_percent_file, ScriptCell
-from ..testing import code_turn, ScriptedReply, text_turn, tool_turn
+from ..testing import code_turn, end_turns, ScriptedReply, tool_turn
 
 PICTURE_ONLY = ('image', 'show')
 COST_MODEL_NOTE = (
@@ -111,4 +111,4 @@ def reference_turns(interface: str, cells: Sequence[ScriptCell],
         turns = [code_turn(code) for code in codes[:program.cells]]
     else:
         turns = [tool_turn(name, arguments) for name, arguments in calls]
-    return [*turns, text_turn('Done.')], program
+    return [*turns, *end_turns('Done.')], program

@@ -19,11 +19,12 @@ import time
 from typing import Any
 
 import openai
+from pyrua_local.tool_text import parse_text_tool_calls
 
 from .config import EndpointConfig, OPENAI_BASE_URL
 from .errors import ContextOverflow, EndpointConfigError, EndpointRejected, EndpointUnavailable
 from .messages import assistant_message
-from .tokens import count_images
+from .tokens import count_images, prompt_tokens
 from ..accounting import CallRecord, InfraEvent, Ledger, PriceTable
 
 _log = logging.getLogger(__name__)
@@ -147,6 +148,8 @@ class ChatClient:
                      tools: Sequence[Mapping[str, Any]] | None = None,
                      tool_choice: str | None = None) -> dict[str, Any]:
         """Return the keyword arguments of one chat-completions request (no secrets)."""
+        if not self.config.takes_images:
+            messages = text_only_messages(messages)
         body: dict[str, Any] = {'model': self.config.model, 'messages': list(messages)}
         if tools:
             body['tools'] = list(tools)
@@ -175,13 +178,16 @@ class ChatClient:
         :raises EndpointRejected: for any other non-retryable 4xx.
         """
         body = self.request_body(messages, tools, tool_choice)
+        timeout_s = self.config.timeout_s
+        if self.config.prefill_tokens_per_s is not None:
+            timeout_s = self.config.attempt_timeout_s(prompt_tokens(body['messages'], tools))
         events: list[InfraEvent] = []
         attempt = 0
         while True:
             attempt += 1
             started = time.monotonic()
             try:
-                response = self._openai.chat.completions.create(**body)
+                response = self._openai.chat.completions.create(**body, timeout=timeout_s)
             except openai.APIStatusError as exc:
                 if exc.status_code != 429 and exc.status_code < 500:
                     raise self._rejected(exc, tuple(events)) from exc
@@ -190,7 +196,10 @@ class ChatClient:
                            _retry_after_s(exc))
                 continue
             except openai.APITimeoutError:
-                detail = f'no response within timeout_s={self.config.timeout_s:g} s'
+                detail = f'no response within timeout_s={timeout_s:g} s'
+                if timeout_s != self.config.timeout_s:
+                    detail += (f' (timeout_s={self.config.timeout_s:g} + the prompt at '
+                               f'prefill_tokens_per_s={self.config.prefill_tokens_per_s:g})')
                 self._fail(events, attempt, 'timeout', None, detail, None)
                 continue
             except openai.APIConnectionError as exc:
@@ -240,6 +249,19 @@ class ChatClient:
         message = choice.message
         calls = tuple(RawToolCall(c.id, c.function.name, c.function.arguments or '')
                       for c in (message.tool_calls or ()))
+        content = message.content
+        if not calls and content and body.get('tools'):
+            # A server without a tool parser: the call is in the text (Hermes, JSON, a
+            # ```python block). Read it the same way pyrua_local's server does.
+            names = [t['function']['name'] for t in body['tools']]
+            found = parse_text_tool_calls(content, names)
+            if found.calls:
+                _log.info('read %d tool call(s) from the reply text (%s)', len(found.calls),
+                          ', '.join(c.form for c in found.calls))
+                tag = (response.id or 'reply')[-12:]
+                calls = tuple(RawToolCall(f'call_text_{tag}_{i}', c.name, c.arguments)
+                              for i, c in enumerate(found.calls))
+                content = found.text or None
         usage = response.usage
         if usage is None:
             raise EndpointRejected(f'endpoint {self.config.base_url} sent no usage vs required '
@@ -256,5 +278,22 @@ class ChatClient:
             latency_s=latency_s, retries=retries, cost_usd=cost)
         note = '' if price is not None else self.prices.missing_note(self.config.model)
         self.ledger.add_call(record, note)
-        return ChatReply(content=message.content, tool_calls=calls,
+        return ChatReply(content=content, tool_calls=calls,
                          finish_reason=choice.finish_reason or '', record=record)
+
+
+def text_only_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """
+    Return the messages with every image part dropped, for a model that reads text only.
+
+    Each image is already preceded by its text label (``[image: head camera, 640x480]``,
+    ``ImageAttachment.parts``), so the model still learns which image it would have seen.
+    """
+    out = []
+    for message in messages:
+        content = message.get('content')
+        if isinstance(content, list) and any(p.get('type') == 'image_url' for p in content):
+            texts = [p.get('text', '') for p in content if p.get('type') == 'text']
+            message = {**message, 'content': '\n'.join(t for t in texts if t)}
+        out.append(dict(message))
+    return out

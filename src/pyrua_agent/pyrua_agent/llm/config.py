@@ -27,7 +27,12 @@ class EndpointConfig:
     :param reasoning_effort: sent as ``reasoning_effort`` only when set.
     :param temperature: sent only when set.
     :param max_output_tokens: sent as ``max_completion_tokens`` only when set.
-    :param timeout_s: per-attempt HTTP timeout, seconds.
+    :param timeout_s: per-attempt HTTP timeout, seconds (for a short prompt; see
+        ``prefill_tokens_per_s``).
+    :param prefill_tokens_per_s: the slowest prompt-evaluation speed expected of the server;
+        when set, each attempt may also take ``prompt tokens / prefill_tokens_per_s`` seconds
+        more, so a long prompt on a local CPU model (minutes of prefill) is not abandoned and
+        re-sent. ``None`` (hosted endpoints): ``timeout_s`` alone.
     :param max_retries: retries after the first attempt on 429, 5xx, timeouts and
         connection errors; then ``EndpointUnavailable``.
     :param backoff_initial_s: wait before the first retry, doubled each retry.
@@ -35,6 +40,8 @@ class EndpointConfig:
     :param backoff_jitter: each wait is scaled by a random factor in ``[1 - j, 1 + j]``.
     :param images_in_tool_messages: the endpoint accepts image parts in tool messages
         (OpenAI chat does not: images then go in a following user message).
+    :param takes_images: the model reads pixels. A text-only model gets each image as its
+        text label (``[image: head camera, 640x480]``) instead of the pixels.
     """
 
     base_url: str = OPENAI_BASE_URL
@@ -49,6 +56,8 @@ class EndpointConfig:
     backoff_max_s: float = 60.0
     backoff_jitter: float = 0.25
     images_in_tool_messages: bool = False
+    takes_images: bool = True
+    prefill_tokens_per_s: float | None = None
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(('http://', 'https://')):
@@ -73,6 +82,10 @@ class EndpointConfig:
                 raise ValueError(f'{name} {value} vs > 0 s; give a positive number of seconds')
         if not (math.isfinite(self.backoff_initial_s) and self.backoff_initial_s >= 0):
             raise ValueError(f'backoff_initial_s {self.backoff_initial_s} vs >= 0 s; fix it')
+        if self.prefill_tokens_per_s is not None and not (
+                math.isfinite(self.prefill_tokens_per_s) and self.prefill_tokens_per_s > 0):
+            raise ValueError(f'prefill_tokens_per_s {self.prefill_tokens_per_s} vs > 0; give '
+                             "the server's slowest prompt speed, or leave it unset")
         if self.max_retries < 0:
             raise ValueError(f'max_retries {self.max_retries} vs >= 0; use 0 for no retries')
         if not 0.0 <= self.backoff_jitter < 1.0:
@@ -80,5 +93,13 @@ class EndpointConfig:
 
     def __repr__(self) -> str:
         effort = f', effort={self.reasoning_effort}' if self.reasoning_effort else ''
+        text = '' if self.takes_images else ', text only'
         return (f'EndpointConfig({self.model!r} at {self.base_url}, key=${self.api_key_env} '
-                f'(masked){effort}, timeout={self.timeout_s:g} s, retries={self.max_retries})')
+                f'(masked){effort}{text}, timeout={self.timeout_s:g} s, '
+                f'retries={self.max_retries})')
+
+    def attempt_timeout_s(self, prompt_tokens: int) -> float:
+        """Return the HTTP timeout of one attempt for a prompt of ``prompt_tokens``."""
+        if self.prefill_tokens_per_s is None:
+            return self.timeout_s
+        return self.timeout_s + prompt_tokens / self.prefill_tokens_per_s

@@ -108,10 +108,13 @@ def assistant_message(content: str | None,
     """
     Return an assistant message as it goes back into the history.
 
-    :param content: the assistant's text, or ``None``.
+    :param content: the assistant's text, or ``None`` (sent as ``''`` beside tool calls:
+        some servers, llama-cpp-python's among them, answer HTTP 500 to a null there).
     :param tool_calls: ``(call_id, name, arguments_json)`` as the endpoint sent them, even
         when the arguments are malformed (the error answer refers to them).
     """
+    if content is None and tool_calls:
+        content = ''
     message: dict[str, Any] = {'role': 'assistant', 'content': content}
     if tool_calls:
         message['tool_calls'] = [

@@ -27,6 +27,10 @@ PYTHON_TOOL_DESCRIPTION = (
     '(the last expression is not shown), its traceback if it raised, and the camera images '
     'it asked for with robo.show, in order.')
 EMPTY_OUTPUT = '[the cell printed nothing]'
+CORRECTION = (
+    'Your reply had no python tool call, so nothing ran on the robot. To act, call the '
+    'python tool with your next cell, e.g. python(code="print(robo.pose(\'left\'))"). If '
+    'the task is finished, reply with text only once more: that ends the episode.')
 
 
 class CodeAgentPlanner(ConversationPlanner):
@@ -64,6 +68,10 @@ class CodeAgentPlanner(ConversationPlanner):
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the model's code as the cell, labelled with the call id."""
         return Cell(code=call.arguments['code'], label=call.call_id)
+
+    def correction(self) -> str:
+        """Say that a reply without a ``python`` call ran nothing, and how to act."""
+        return CORRECTION
 
     def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
         """Return the cell's output text and its images."""

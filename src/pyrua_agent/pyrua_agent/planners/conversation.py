@@ -4,9 +4,11 @@ The conversation both LLM planners share: history, counted calls, tool calls run
 One model call per ``next_step`` at most. Each tool call of a reply becomes one cell, run in
 the order the model gave them; every call is answered (a cell's result, or the parse error
 of a malformed call, which runs no cell) before the next model call. A reply without a tool
-call ends the episode (``Finish``): the loop reports ``solved`` if the task succeeded, else
-``gave_up``. Budgets are charged before each call and the context is checked after it, so
-retries and infrastructure errors (handled inside ``ChatClient``) never count as calls.
+call is answered once with a correction message (``correction``: what to send to act, and
+that a second text-only reply ends the episode); a text-only reply right after it ends the
+episode (``Finish``): the loop reports ``solved`` if the task succeeded, else ``gave_up``.
+Budgets are charged before each call and the context is checked after it, so retries and
+infrastructure errors (handled inside ``ChatClient``) never count as calls.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..llm import (
     system_message,
     tool_result_messages,
     ToolOutput,
+    user_message,
 )
 from ..llm.messages import attach_image
 from ..prompt import task_card_message
@@ -85,6 +88,7 @@ class ConversationPlanner(ABC):
         self._budgets: Budgets | None = None
         self._queue: deque[ParseResult] = deque()
         self._answers: list[ToolOutput] = []
+        self._corrected = False
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}({self.endpoint.model!r} at {self.endpoint.base_url}, '
@@ -108,6 +112,10 @@ class ConversationPlanner(ABC):
     def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
         """Return the tool result the model gets for ``call``, from its cell's result."""
 
+    @abstractmethod
+    def correction(self) -> str:
+        """Return the message that answers a reply without a tool call (sent once)."""
+
     # The Planner protocol.
     def begin(self, card: TaskCard, budgets: Budgets) -> None:
         """Start a new conversation (and a new ledger) for the episode of ``card``."""
@@ -123,6 +131,7 @@ class ConversationPlanner(ABC):
         ]
         self._queue.clear()
         self._answers.clear()
+        self._corrected = False
 
     def next_step(self) -> Cell | Finish:
         """
@@ -148,8 +157,16 @@ class ConversationPlanner(ABC):
             reply = self._call()
             if not reply.tool_calls:
                 text = (reply.content or '').strip()
+                if not self._corrected:
+                    self._corrected = True
+                    _LOG.info('reply without a tool call (%d chars): sending the correction',
+                              len(text))
+                    self.messages.append(reply.message())
+                    self.messages.append(user_message(self.correction()))
+                    continue
                 return Finish(text or f'the model answered without a tool call '
                                       f'(finish_reason={reply.finish_reason!r})')
+            self._corrected = False
             self.messages.append(reply.message())
             self._queue.extend(parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
                                for c in reply.tool_calls)

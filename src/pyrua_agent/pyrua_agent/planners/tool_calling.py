@@ -192,6 +192,12 @@ class ToolCallingPlanner(ConversationPlanner):
                    self.motion else ())
         return Cell(code=call_code(call.name, call.arguments, cameras), label=call.call_id)
 
+    def correction(self) -> str:
+        """Say that a reply without a tool call ran nothing, and how to act."""
+        return ('Your reply had no tool call, so nothing ran on the robot. To act, call one of '
+                'the tools, e.g. pose(arm="left"). If the task is finished, reply with text '
+                'only once more: that ends the episode.')
+
     def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
         """Return the result's repr (or traceback) and its pictures."""
         images = image_attachments(result.images, detail=self.image_detail,

@@ -7,7 +7,7 @@ from pyrua_agent.episode import bundled_program
 from pyrua_agent.export import read_sft
 from pyrua_agent.planners.percent import read_percent_file
 from pyrua_agent.recording import read_transcript
-from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn
+from pyrua_agent.testing import code_turn, end_turns, LoopbackLLMServer
 import pytest
 
 INSTRUCTION = 'Put the blue block in the green bowl.'
@@ -29,7 +29,7 @@ def _record_code_episode(tmp_path, monkeypatch):
     cells = [cell.code for cell in read_percent_file(bundled_program('pick_place'))]
     turns = [code_turn(f'instruction = {INSTRUCTION!r}')] + [code_turn(c) for c in cells]
     monkeypatch.chdir(tmp_path)
-    with LoopbackLLMServer([*turns, text_turn('Done.')]) as server:
+    with LoopbackLLMServer([*turns, *end_turns('Done.')]) as server:
         assert main(['run', '--task', 'pick_place', '--planner', 'code', '--base-url',
                      server.base_url, '--model', 'loopback', '--record', 'runs/code']) == 0
         return list(server.requests)

@@ -13,7 +13,7 @@ from pyrua_agent.llm import (
     ToolOutput,
     user_message,
 )
-from pyrua_agent.testing import code_turn, text_turn
+from pyrua_agent.testing import code_turn, end_turns
 import pytest
 
 
@@ -79,7 +79,7 @@ def test_tool_result_without_images_adds_no_user_message():
 
 
 def _run_tool_turn(server, client, images_in_tool_messages):
-    server.reset([code_turn('robo.look()'), text_turn('seen')])
+    server.reset([code_turn('robo.look()'), *end_turns('seen')])
     history = [system_message('sys'), user_message('look', [attach_image('head', _frame())])]
     reply = client.complete(history, tools=[python_tool()])
     output = ToolOutput(reply.tool_calls[0].call_id, 'ok', (attach_image('head', _frame()),))

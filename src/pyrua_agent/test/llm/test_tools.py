@@ -15,7 +15,7 @@ from pyrua_agent.llm import (
     ToolOutput,
     user_message,
 )
-from pyrua_agent.testing import text_turn, tool_turn
+from pyrua_agent.testing import end_turns, tool_turn
 
 
 def move_to(arm: Literal['left', 'right'], xyz_m: Sequence[float],
@@ -82,7 +82,7 @@ def test_python_tool_takes_one_code_string():
 
 def test_malformed_call_from_the_endpoint_is_answered_with_the_error(server, make_client):
     server.reset([tool_turn('move_to', '{"arm": "left", "xyz_m": [0.1,'),
-                  tool_turn('mvoe_to', {'arm': 'left'}), text_turn('giving up')])
+                  tool_turn('mvoe_to', {'arm': 'left'}), *end_turns('giving up')])
     client = make_client()
     history = [system_message('sys'), user_message('move')]
     answers = []

@@ -10,6 +10,7 @@ from pyrua_agent.planners.code_agent import PYTHON_TOOL_DESCRIPTION
 from pyrua_agent.prompt import code_api_reference, prompt_text, task_card_text
 from pyrua_agent.testing import (
     code_turn,
+    end_turns,
     ScriptedCall,
     ScriptedFault,
     ScriptedReply,
@@ -49,7 +50,7 @@ def test_code_agent_solves_pick_place_and_accounts_for_every_call(station, serve
 
 
 def test_code_agent_prompt_carries_reference_notes_and_task_card(station, server, endpoint):
-    server.extend([text_turn('done')])
+    server.extend([*end_turns('done')])
     _run(station, endpoint)
     request = server.requests[0]
     system, user = request.messages
@@ -77,7 +78,7 @@ def test_code_agent_prompt_carries_reference_notes_and_task_card(station, server
 
 def test_cell_output_and_shown_images_go_back_in_order(station, server, endpoint):
     server.extend([code_turn("print('before')\nrobo.show('head', 'look')\nprint('after')"),
-                   text_turn('stop')])
+                   *end_turns('stop')])
     _run(station, endpoint)
     second = server.requests[1]
     assert second.roles == ['system', 'user', 'assistant', 'tool', 'user']
@@ -92,28 +93,40 @@ def test_cell_output_and_shown_images_go_back_in_order(station, server, endpoint
 def test_images_ride_in_the_tool_message_when_the_endpoint_allows_it(station, server, endpoint):
     server.images_in_tool_messages = True
     endpoint = dataclasses.replace(endpoint, images_in_tool_messages=True)
-    server.extend([code_turn("robo.show('left_wrist')"), text_turn('stop')])
+    server.extend([code_turn("robo.show('left_wrist')"), *end_turns('stop')])
     _run(station, endpoint)
     second = server.requests[1]
     assert second.roles == ['system', 'user', 'assistant', 'tool']
     assert [p['type'] for p in second.messages[3]['content']] == ['text', 'text', 'image_url']
 
 
-def test_a_text_answer_without_a_tool_call_gives_up(station, server, endpoint):
-    server.extend([text_turn('I cannot see a block.')])
+def test_a_text_answer_gets_one_correction_then_gives_up(station, server, endpoint):
+    server.extend([*end_turns('I cannot see a block.')])
     result, _ = _run(station, endpoint)
     assert result.end_reason == 'gave_up'
     assert result.end_detail == 'I cannot see a block.'
-    assert result.cells == 0 and result.ledger.totals().llm_calls == 1
+    # The correction is one more counted call; the second text-only reply ends the episode.
+    assert result.cells == 0 and result.ledger.totals().llm_calls == 2
+    second = server.requests[1]
+    assert second.roles == ['system', 'user', 'assistant', 'user']
+    assert second.messages[2]['content'] == 'I cannot see a block.'
+    assert 'no python tool call' in second.messages[3]['content']
+
+
+def test_a_correction_is_sent_again_after_a_valid_call(station, server, endpoint):
+    server.extend([text_turn('thinking'), code_turn('print(1)'), *end_turns('done')])
+    result, _ = _run(station, endpoint)
+    assert result.cells == 1 and result.ledger.totals().llm_calls == 4
+    assert 'no python tool call' in server.requests[3].messages[-1]['content']
 
 
 def test_malformed_calls_are_answered_and_count_but_run_no_cell(station, server, endpoint):
     server.extend([tool_turn('python', '{"code": "print(1)"'),
                    tool_turn('pyhton', {'code': 'print(2)'}),
-                   text_turn('giving up')])
+                   *end_turns('giving up')])
     result, _ = _run(station, endpoint)
     assert result.cells == 0
-    assert result.ledger.totals().llm_calls == 3
+    assert result.ledger.totals().llm_calls == 4  # 2 malformed, the text, the corrected text
     bad_json = server.requests[1].messages[3]
     assert bad_json['role'] == 'tool'
     assert bad_json['content'].startswith("Error: arguments of 'python' are not valid JSON")
@@ -124,7 +137,7 @@ def test_malformed_calls_are_answered_and_count_but_run_no_cell(station, server,
 def test_several_python_calls_in_one_reply_run_in_order(station, server, endpoint):
     server.extend([ScriptedReply(calls=(ScriptedCall('python', {'code': 'x = 40'}),
                                         ScriptedCall('python', {'code': 'print(x + 2)'}))),
-                   text_turn('stop')])
+                   *end_turns('stop')])
     result, _ = _run(station, endpoint)
     assert result.cells == 2
     second = server.requests[1]
@@ -151,7 +164,7 @@ def test_cell_budget_ends_the_episode(station, server, endpoint):
 
 def test_endpoint_context_refusal_ends_with_context_overflow(station, server, endpoint):
     server.context_tokens = 500
-    server.extend([text_turn('never sent')])
+    server.extend([*end_turns('never sent')])
     result, _ = _run(station, endpoint)
     assert result.end_reason == 'context_overflow'
     assert 'refused the prompt as too long' in result.end_detail
@@ -178,14 +191,14 @@ def test_server_errors_past_the_retries_end_with_infra_error(station, server, en
 
 def test_retried_rate_limits_are_not_counted_as_model_calls(station, server, endpoint):
     server.extend([ScriptedFault(429, retry_after_s=0.001), ScriptedFault(500),
-                   text_turn('stop')])
+                   *end_turns('stop')])
     records = []
     result, planner = _run(station, endpoint, on_call=records.append)
     assert result.end_reason == 'gave_up'
     totals = result.ledger.totals()
-    assert totals.llm_calls == 1 and totals.infra_events == 2
-    assert records[0].retries == 2
-    assert planner.ledger.progress().startswith('call 1: ')
+    assert totals.llm_calls == 2 and totals.infra_events == 2  # the text, then the correction
+    assert records[0].retries == 2 and records[1].retries == 0
+    assert planner.ledger.progress().startswith('call 2: ')
     record = result.to_dict()
     assert [e['kind'] for e in record['infra']] == ['rate_limit', 'server_error']
     json.dumps(record)
@@ -202,19 +215,19 @@ def test_wall_clock_cancels_a_cell_and_ends_the_episode(station, server, endpoin
 
 def test_planner_can_run_a_second_episode_with_a_fresh_ledger(station, server, endpoint):
     planner = CodeAgentPlanner(endpoint, station.primitives())
-    server.extend([text_turn('one'), text_turn('two')])
+    server.extend([*end_turns('one'), *end_turns('two')])
     first = run_episode(station.world(), planner)
     second = run_episode(station.world(), planner)
     assert first.ledger is not second.ledger
-    assert second.ledger.totals().llm_calls == 1
-    assert server.requests[1].roles == ['system', 'user']
+    assert second.ledger.totals().llm_calls == 2
+    assert server.requests[2].roles == ['system', 'user']
 
 
 def test_a_timed_out_attempt_is_retried_and_not_counted(station, server, endpoint):
     endpoint = dataclasses.replace(endpoint, timeout_s=1.0)
-    server.extend([ScriptedStall(3.0), text_turn('stop')])
+    server.extend([ScriptedStall(3.0), *end_turns('stop')])
     result, _ = _run(station, endpoint)
     assert result.end_reason == 'gave_up'
     totals = result.ledger.totals()
-    assert totals.llm_calls == 1
+    assert totals.llm_calls == 2  # the text reply, then the one after the correction
     assert [e.kind for e in result.ledger.infra_events] == ['timeout']

@@ -13,7 +13,7 @@ from pyrua_agent.planners.tool_calling import (
     tool_view,
 )
 from pyrua_agent.prompt import prompt_text, tools_api_reference
-from pyrua_agent.testing import ScriptedCall, ScriptedReply, text_turn, tool_turn
+from pyrua_agent.testing import end_turns, ScriptedCall, ScriptedReply, tool_turn
 import pytest
 
 PICK_PLACE_CALLS = (
@@ -60,7 +60,7 @@ def test_tools_planner_solves_pick_place_with_pictures_after_motions(station, se
 
 
 def test_tool_schemas_and_prompt_come_from_the_primitives(station, server, endpoint):
-    server.extend([text_turn('stop')])
+    server.extend([*end_turns('stop')])
     _run(station, endpoint)
     request = server.requests[0]
     tools = _expected_tools(station)
@@ -88,7 +88,7 @@ def test_on_request_variant_adds_show_and_sends_no_automatic_pictures(station, s
                                                                       endpoint):
     server.extend([tool_turn('move_to', {'arm': 'left', 'xyz': [0.0, 0.0, 0.2]}),
                    tool_turn('show', {'camera': 'left_wrist', 'note': 'gripper'}),
-                   text_turn('stop')])
+                   *end_turns('stop')])
     result, planner = _run(station, endpoint, images='on_request')
     assert planner.name == 'tools_on_request'
     requests = server.requests
@@ -103,7 +103,7 @@ def test_on_request_variant_adds_show_and_sends_no_automatic_pictures(station, s
 
 
 def test_image_tool_returns_the_picture(station, server, endpoint):
-    server.extend([tool_turn('image', {'camera': 'head'}), text_turn('stop')])
+    server.extend([tool_turn('image', {'camera': 'head'}), *end_turns('stop')])
     _run(station, endpoint, images='on_request')
     second = server.requests[1]
     assert second.messages[3]['content'].startswith('[image 1: head]')
@@ -114,7 +114,7 @@ def test_several_tool_calls_run_in_order_and_each_is_answered(station, server, e
     server.extend([ScriptedReply(calls=(
         ScriptedCall('locate', {'query': 'bowl'}),
         ScriptedCall('move_to', {'arm': 'right', 'xyz': [0.3, 0.1, -0.1]}),
-        ScriptedCall('locate', {'query': 'cup'}))), text_turn('stop')])
+        ScriptedCall('locate', {'query': 'cup'}))), *end_turns('stop')])
     result, _ = _run(station, endpoint, images='on_request')
     assert result.cells == 3
     second = server.requests[1]
@@ -130,7 +130,7 @@ def test_invalid_arguments_are_answered_without_running_a_cell(station, server, 
     server.extend([ScriptedReply(calls=(
         ScriptedCall('move_to', {'arm': 'left', 'xyz': 'up'}),
         ScriptedCall('close_gripper', {}),
-        ScriptedCall('open_gripper', {'arm': 'left'}))), text_turn('stop')])
+        ScriptedCall('open_gripper', {'arm': 'left'}))), *end_turns('stop')])
     result, _ = _run(station, endpoint)
     assert result.cells == 1
     assert [c[0] for c in station.calls] == ['open_gripper']

@@ -20,7 +20,7 @@ from pyrua_agent.recording import (
 )
 from pyrua_agent.recording.bag_repair import find_mcap
 from pyrua_agent.recording.recorder import default_run_dir
-from pyrua_agent.testing import code_turn, text_turn
+from pyrua_agent.testing import code_turn, end_turns
 import pytest
 from rosbags.highlevel import AnyReader
 
@@ -155,7 +155,7 @@ def test_transcript_holds_header_cells_and_end_and_read_cells_returns_the_code(s
 
 def test_code_agent_transcript_stores_each_message_once_with_images_as_files(
         tmp_path, toy, llm_server, llm_client):
-    llm_server.reset([code_turn("robo.show('head')"), text_turn('done')])
+    llm_server.reset([code_turn("robo.show('head')"), *end_turns('done')])
     run_dir = tmp_path / 'agent'
     recorder = Recorder(run_dir)
     world = toy.Station(recorder).world()

