@@ -20,6 +20,7 @@ from ..budgets import BudgetConfig, Budgets, EpisodeEnd
 from ..llm.errors import ContextOverflow, LLMError
 from ..planners.base import Cell, Planner, TaskCard
 from ..runtime import CellResult, CellRuntime
+from ..runtime.robo import INSTRUCTION_DOC, RoboValue
 from ..runtime.transport import Transport
 
 _LOG = logging.getLogger(__name__)
@@ -172,7 +173,10 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
     results: list[CellResult] = []
     reason, detail = 'gave_up', ''
     options = {} if world.transport is None else {'transport': world.transport}
-    runtime = runtime_factory(world.primitives, acting=world.acting, success_check=guard,
+    # robo.instruction: the card's instruction, a value the worker holds (never a call).
+    primitives = {'instruction': RoboValue(world.card.instruction, INSTRUCTION_DOC),
+                  **world.primitives}
+    runtime = runtime_factory(primitives, acting=world.acting, success_check=guard,
                               cell_timeout_s=cell_timeout_s, max_output_chars=max_output_chars,
                               sandbox=sandbox, **options)
     sandbox_used = runtime.sandbox

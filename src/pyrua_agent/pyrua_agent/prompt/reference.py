@@ -15,7 +15,7 @@ import textwrap
 from typing import Any
 
 from ..llm.tools import signature_text
-from ..runtime.robo import primitive_spec, Robo
+from ..runtime.robo import INSTRUCTION_DOC, primitive_spec, Robo, RoboValue
 
 
 def _refuse_call(name: str, args: tuple, kwargs: dict) -> Any:
@@ -29,11 +29,17 @@ def code_api_reference(primitives: Mapping[str, Callable[..., Any]]) -> str:
 
     :param primitives: primitive name to host-side callable (the episode's ``robo``).
     :returns: ``robo.name(signature)`` lines, each followed by its indented docstring, in
-        name order with ``robo.show`` among them.
+        name order with ``robo.show`` and ``robo.instruction`` (every episode's runtime
+        gives it) among them.
     """
-    robo = Robo({name: primitive_spec(fn) for name, fn in primitives.items()}, _refuse_call)
+    specs = {name: primitive_spec(fn) for name, fn in primitives.items()}
+    specs.setdefault('instruction', primitive_spec(RoboValue('', INSTRUCTION_DOC)))
+    robo = Robo(specs, _refuse_call)
     entries = []
     for name in dir(robo):
+        if specs.get(name, (True,))[0] is None:  # a value: read, not called
+            entries.append(f'robo.{name}: str\n{textwrap.indent(specs[name][2], "    ")}')
+            continue
         method = getattr(robo, name)
         doc = inspect.getdoc(method) or '(no documentation)'
         entries.append(f'robo.{name}{inspect.signature(method)}\n'

@@ -275,7 +275,7 @@ def serve_call(cell: CellState, message: list) -> None:
             return
         if complete:
             last = next((c for c in reversed(cell.calls) if c.name in runtime.acting), None)
-            state = ('after ' + call_text(last.name, last.args, last.kwargs) + ' (the last '
+            state = ('left by ' + call_text(last.name, last.args, last.kwargs) + ' (the last '
                      'motion that ran)') if last is not None else 'before this cell acted'
             runtime.request_stop_locked(
                 cell, 'task_complete', f'not an error: the task is done (success): the '

@@ -9,6 +9,7 @@ show the host primitives while every call is forwarded to the host to run.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 import inspect
 from typing import Any
 
@@ -34,6 +35,17 @@ SHOW_SPEC: PrimitiveSpec = (
      ('note', inspect.Parameter.POSITIONAL_OR_KEYWORD.value, "''", 'str')),
     'None', inspect.cleandoc(SHOW_DOC))
 RUNTIME_KEYWORDS = frozenset({'cancel', 'feedback'})
+INSTRUCTION_DOC = """
+The task instruction of this episode, as the task card gives it (a str, read without a call).
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class RoboValue:
+    """A constant a cell reads as ``robo.<name>`` without a call (``robo.instruction``)."""
+
+    value: str
+    doc: str = ''
 
 
 class _Text:
@@ -60,9 +72,12 @@ def primitive_spec(func: Callable) -> PrimitiveSpec:
     """
     Describe ``func`` as plain data for the worker.
 
-    :param func: the host-side primitive.
+    :param func: the host-side primitive, or a ``RoboValue`` (then the parameters are None
+        and the return annotation's place holds the value).
     :returns: its parameters, return annotation and docstring.
     """
+    if isinstance(func, RoboValue):
+        return None, func.value, inspect.cleandoc(func.doc)
     doc = inspect.getdoc(func) or ''
     try:
         sig = inspect.signature(func)
@@ -111,21 +126,27 @@ class Robo:
     :param call: forwards ``(name, args, kwargs)`` to the host and returns the result.
     """
 
-    __slots__ = ('_funcs',)
+    __slots__ = ('_funcs', '_values')
 
     def __init__(self, specs: dict[str, PrimitiveSpec],
                  call: Callable[[str, tuple, dict], Any]) -> None:
-        funcs = {name: _forwarder(name, spec, call) for name, spec in specs.items()}
+        funcs = {name: _forwarder(name, spec, call) for name, spec in specs.items()
+                 if spec[0] is not None}
         funcs['show'] = _forwarder('show', SHOW_SPEC, call)
         object.__setattr__(self, '_funcs', funcs)
+        object.__setattr__(self, '_values', {name: spec[1] for name, spec in specs.items()
+                                             if spec[0] is None})
 
     def __getattr__(self, name: str) -> Callable:
+        if name in self._values:
+            return self._values[name]
         try:
             return self._funcs[name]
         except KeyError:
             if name.startswith('__'):
                 raise AttributeError(name) from None
-            raise AttributeError(unknown_name('primitive', name, self._funcs)) from None
+            names = [*self._funcs, *self._values]
+            raise AttributeError(unknown_name('primitive', name, names)) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"robo.{name} cannot be assigned; robo only calls the robot's "
@@ -135,7 +156,7 @@ class Robo:
         raise AttributeError(f'robo.{name} cannot be deleted')
 
     def __dir__(self) -> list[str]:
-        return sorted(self._funcs)
+        return sorted([*self._funcs, *self._values])
 
     def __repr__(self) -> str:
-        return f'<robo: {", ".join(sorted(self._funcs))}>'
+        return f'<robo: {", ".join(dir(self))}>'

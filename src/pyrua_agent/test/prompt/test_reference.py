@@ -22,14 +22,15 @@ def undocumented(n: int) -> int:
 def test_code_reference_lists_signature_and_docstring_without_runtime_keywords():
     text = code_api_reference({'reach': reach, 'undocumented': undocumented})
     entries = text.split('\n\n')
-    assert entries[0] == ('robo.reach(arm: str, xyz: tuple[float, float, float], '
+    assert entries[0].startswith('robo.instruction: str\n')
+    assert entries[1] == ('robo.reach(arm: str, xyz: tuple[float, float, float], '
                           'speed: float = 0.5) -> bool\n    Move the arm to ``xyz``.')
     assert '    :param xyz: target in metres.\n    :returns: whether it got there.' in text
     assert 'cancel' not in text
     assert "robo.show(camera: str, note: str = '') -> None" in text
     assert 'robo.undocumented(n: int) -> int\n    (no documentation)' in text
     names = [line.split('(')[0] for line in text.splitlines() if line.startswith('robo.')]
-    assert names == ['robo.reach', 'robo.show', 'robo.undocumented']
+    assert names == ['robo.instruction: str', 'robo.reach', 'robo.show', 'robo.undocumented']
 
 
 def test_tools_reference_lists_each_tool_once_with_its_summary():

@@ -19,7 +19,7 @@ def test_success_stop_names_the_last_motion_that_ran_and_the_call_that_did_not(
     last = rt2.run_cell("robo.move_to('left', (0.1, 0.2, 0.5))\nrobo.noop()\n"
                         "robo.move_to('right', (0.3, 0.2, 0.1))\nprint('never')")
     assert last.stopped_reason == 'task_complete' and 'never' not in last.output
-    assert ("the final state, after robo.move_to('left', (0.1, 0.2, 0.5)) (the last motion "
+    assert ("the final state, left by robo.move_to('left', (0.1, 0.2, 0.5)) (the last motion "
             'that ran), meets every condition of the task') in last.output
     assert "ended before robo.move_to('right', (0.3, 0.2, 0.1)), which did not run" \
         in last.output
