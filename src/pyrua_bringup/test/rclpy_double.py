@@ -18,6 +18,8 @@ What it keeps from rclpy (ros2/rclpy ``jazzy:rclpy/rclpy/node.py``, ``executors.
   service answers only a request that was taken while it was in that wait set; a
   subscription gets only messages published while it is in it.
 
+``cv_bridge`` is stood in for by the numpy path (``conversions.images``), which
+``test_image_bridge`` checks against cv_bridge where ROS is installed.
 Messages are built from the Jazzy definitions of the rosbags typestore (plus ours): a class
 per type with rosidl's field defaults and ``get_fields_and_field_types()``. Types the
 typestore lacks (controller actions, gazebo services, rcl_interfaces) are open classes.
@@ -34,7 +36,7 @@ import types
 from typing import Any
 
 MODULES = ('rclpy', 'rclpy.node', 'rclpy.executors', 'rclpy.callback_groups', 'rclpy.action',
-           'rclpy.qos', 'rclpy.duration', 'rclpy.time', 'tf2_ros')
+           'rclpy.qos', 'rclpy.duration', 'rclpy.time', 'tf2_ros', 'cv_bridge')
 MESSAGE_PACKAGES = ('sensor_msgs', 'geometry_msgs', 'std_msgs', 'builtin_interfaces',
                     'rosgraph_msgs', 'tf2_msgs', 'control_msgs', 'gazebo_msgs', 'pyrua_msgs',
                     'trajectory_msgs', 'rcl_interfaces', 'type_description_interfaces',
@@ -708,6 +710,34 @@ class StaticTransformBroadcaster(TransformBroadcaster):
                                          '/tf_static', 1)
 
 
+class CvBridgeError(Exception):
+    pass
+
+
+class CvBridge:
+    """cv_bridge's CvBridge for the encodings we use, over the numpy path (no OpenCV)."""
+
+    def imgmsg_to_cv2(self, msg: Any, desired_encoding: str = 'passthrough') -> Any:
+        import numpy as np
+        from pyrua_primitives.conversions import images
+
+        if desired_encoding == 'rgb8':
+            return images.image_to_rgb(msg)
+        dtype = {'32FC1': '<f4', '16UC1': '<u2'}[msg.encoding]
+        raw = np.frombuffer(memoryview(msg.data).cast('B'), dtype=np.uint8)
+        return raw.reshape(msg.height, msg.step)[:, :msg.width * np.dtype(dtype).itemsize] \
+            .copy().view(dtype)
+
+    def cv2_to_imgmsg(self, array: Any, encoding: str = 'passthrough', header: Any = None) -> Any:
+        import numpy as np
+
+        data = np.ascontiguousarray(array)
+        msg = MESSAGES.message('sensor_msgs/msg/Image')(
+            header=header, height=data.shape[0], width=data.shape[1], encoding=encoding,
+            is_bigendian=0, step=data.strides[0], data=data.view(np.uint8).reshape(-1))
+        return msg
+
+
 MESSAGES: Messages = None  # type: ignore[assignment]  # set by install()
 _SEQ = itertools.count()
 
@@ -739,6 +769,7 @@ def _modules() -> dict[str, types.ModuleType]:
     for name in ('Buffer', 'TransformException', 'TransformListener', 'TransformBroadcaster',
                  'StaticTransformBroadcaster'):
         setattr(tf2, name, getattr(here, name))
+    made['cv_bridge'].CvBridge, made['cv_bridge'].CvBridgeError = CvBridge, CvBridgeError
     for package in MESSAGE_PACKAGES:
         made[package] = types.ModuleType(package)
         for kind in ('msg', 'srv', 'action'):

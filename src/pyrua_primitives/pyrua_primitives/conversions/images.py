@@ -3,8 +3,14 @@ numpy images <-> ``sensor_msgs/Image``: rgb8 colour and 32FC1 depth (REP 118: me
 
 Colour arrays are H x W x 3 uint8 in RGB order; depth arrays are H x W float32 metres along
 the optical axis, NaN where invalid. Reading also accepts ``bgr8``, ``rgba8``, ``bgra8``,
-``mono8`` (returned as RGB) and ``16UC1`` depth in millimetres (0 = invalid), which camera
-drivers commonly publish; anything else is refused with the list of supported encodings.
+``mono8``, their 16-bit forms (``rgb16`` .. ``mono16``, scaled to 8 bits by 255 / 65535 and
+rounded, as cv_bridge's ``cvtColor`` to ``rgb8`` does) and ``16UC1`` depth in millimetres
+(0 = invalid), which camera drivers commonly publish; anything else is refused with the list
+of supported encodings.
+
+This is the ROS-free path (the recorder, the bag replay, tests). Where ROS runs, the nodes
+convert with cv_bridge (``pyrua_primitives.ros.image_bridge``), which accepts the same
+encodings and gives the same arrays (``test_image_bridge``).
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ import numpy as np
 from .fields import MessageFactory
 from .stamps import make_header
 
-COLOUR_ENCODINGS = ('rgb8', 'bgr8', 'rgba8', 'bgra8', 'mono8')
+COLOUR_CHANNELS = {'rgb8': 3, 'bgr8': 3, 'rgba8': 4, 'bgra8': 4, 'mono8': 1,
+                   'rgb16': 3, 'bgr16': 3, 'rgba16': 4, 'bgra16': 4, 'mono16': 1}
+"""Colour encoding (sensor_msgs ``image_encodings``) -> channels."""
+COLOUR_ENCODINGS = tuple(COLOUR_CHANNELS)
 DEPTH_ENCODINGS = ('32FC1', '16UC1')
 
 
@@ -71,12 +80,18 @@ def image_to_rgb(msg: Any) -> np.ndarray:
     :raises ValueError: for an unsupported encoding, listing the supported ones.
     """
     enc = msg.encoding
-    channels = {'rgb8': 3, 'bgr8': 3, 'rgba8': 4, 'bgra8': 4, 'mono8': 1}.get(enc)
+    channels = COLOUR_CHANNELS.get(enc)
     if channels is None:
         raise ValueError(f'image encoding {enc!r} is not a supported colour encoding; '
                          f'supported: {", ".join(COLOUR_ENCODINGS)}')
-    pixels = _rows(msg, channels, 1).reshape(msg.height, msg.width, channels)
-    if enc == 'mono8':
+    if enc.endswith('16'):
+        order = '>' if msg.is_bigendian else '<'
+        wide = _rows(msg, channels, 2).copy().view(f'{order}u2')
+        scaled = np.rint(wide.astype(np.float64) * (255.0 / 65535.0))
+        pixels = scaled.astype(np.uint8).reshape(msg.height, msg.width, channels)
+    else:
+        pixels = _rows(msg, channels, 1).reshape(msg.height, msg.width, channels)
+    if enc.startswith('mono'):
         return np.repeat(pixels, 3, axis=2)
     if enc.startswith('bgr'):
         pixels = pixels[:, :, 2::-1]

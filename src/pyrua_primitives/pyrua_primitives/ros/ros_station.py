@@ -5,8 +5,8 @@ Joint state from ``/joint_states``; joint motion through ``control_msgs``
 FollowJointTrajectory and the grippers through ParallelGripperCommand (or GripperCommand, by
 ``station.gripper_interface``; ros2_control controllers, or the twin's sim node); camera
 frames from ``image_raw`` + ``camera_info`` subscribed with sensor-data QoS only while a frame
-is requested; camera and arm-base poses from TF. All
-translation is done by the ROS-free ``pyrua_primitives.conversions``.
+is requested (converted with cv_bridge: ``image_bridge``); camera and arm-base poses from
+TF. Every other translation is done by the ROS-free ``pyrua_primitives.conversions``.
 
 The owning node must be spun by a MultiThreadedExecutor in another thread than the caller
 (the primitives node's goals run on executor threads; the subscriptions, TF and controller
@@ -30,7 +30,6 @@ from pyrua_primitives.conversions.control import (
     trajectory_outcome,
     trajectory_to_message,
 )
-from pyrua_primitives.conversions.images import image_to_depth, image_to_rgb
 from pyrua_primitives.conversions.joint_states import joint_state_from_message, station_time_s
 from pyrua_primitives.conversions.stamps import stamp_to_s
 from pyrua_primitives.conversions.transforms import transform_to_matrix
@@ -61,6 +60,7 @@ from tf2_ros import Buffer, TransformException, TransformListener
 
 from .action_goal import ActionGoal
 from .config import RosStationConfig
+from .image_bridge import image_to_depth, image_to_rgb
 from .messages import make
 
 LAUNCH_HINT = 'is the driver or `ros2 launch pyrua_bringup sim.launch.py` running?'

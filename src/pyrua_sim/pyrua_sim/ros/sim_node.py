@@ -27,7 +27,6 @@ from pyrua_primitives.conversions.control import (
     trajectory_from_message,
 )
 from pyrua_primitives.conversions.fields import to_fields
-from pyrua_primitives.conversions.images import depth_to_image, rgb_to_image
 from pyrua_primitives.conversions.joint_states import joint_states_to_message
 from pyrua_primitives.conversions.stamps import make_header, stamp_fields
 from pyrua_primitives.conversions.transforms import (
@@ -35,6 +34,7 @@ from pyrua_primitives.conversions.transforms import (
     tuple_to_pose,
 )
 from pyrua_primitives.ros import names
+from pyrua_primitives.ros.image_bridge import depth_to_image, rgb_to_image
 from pyrua_primitives.ros.messages import interface_class, make
 from pyrua_primitives.ros.params import config_from_node
 from pyrua_primitives.ros.rclpy_version import require_supported_rclpy
