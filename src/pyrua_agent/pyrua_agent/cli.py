@@ -265,6 +265,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f'\nend reason: {result.end_reason} ({result.end_detail})')
     print(f'success: {result.success}   score: {score}   cells: {result.cells}   '
           f'wall: {result.wall_s:.1f} s   perception: {args.perception}')
+    for line in result.unmet:  # why not solved, then what the score counts
+        print(f'  not solved: {line}')
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         record = {**result.to_dict(), 'perception': args.perception}  # oracle or not

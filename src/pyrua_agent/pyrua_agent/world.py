@@ -45,11 +45,13 @@ class EvaluatorHooks:
     :param score: the staged process reward in [0, 1] (None: unknown).
     :param after_acting: called after each acting primitive (the twin's evaluator keeps a
         history of the scene this way).
+    :param unmet: why the task is not solved now, one line per condition (None: unknown).
     """
 
     success: Callable[[], bool] | None = None
     score: Callable[[], float] | None = None
     after_acting: Callable[[], object] | None = None
+    unmet: Callable[[], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,7 +217,7 @@ def station_world(spec: EpisodeSpec, library: PrimitiveLibrary, *, instruction: 
     return EpisodeWorld(task=spec.task, seed=spec.seed, layout=spec.layout, card=card,
                         primitives=primitives, acting=ACTING, success=hooks.success,
                         score=hooks.score, success_guard=spec.success_guard,
-                        transport=runtime_transport)
+                        transport=runtime_transport, unmet=hooks.unmet)
 
 
 class WorldEvaluator(Protocol):
@@ -333,7 +335,7 @@ def _twin_world(spec: EpisodeSpec, observer: Any | None) -> tuple[EpisodeWorld, 
         evaluator.observe()
         library = PrimitiveLibrary(twin.station, spec.library, observer=observer)
         hooks = EvaluatorHooks(success=evaluator.success, score=evaluator.score,
-                               after_acting=evaluator.observe)
+                               after_acting=evaluator.observe, unmet=evaluator.unmet)
         world = station_world(spec, library, instruction=spec.instruction or twin.instruction,
                               hooks=hooks, observer=observer)
         return world, twin

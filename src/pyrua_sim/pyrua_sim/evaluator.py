@@ -138,11 +138,29 @@ class SimEvaluator:
         """Observe the current state and return the staged process reward, 1.0 once solved."""
         return self.observe()
 
+    def unmet(self) -> tuple[str, ...]:
+        """
+        Observe the current state; say why the task is not solved, empty once it is.
+
+        :returns: one line per unmet condition of the success check, with the numbers
+            against its bound (the task's ``unmet``), then a line saying what the score
+            counts: the highest stage reached, from the task's stages.
+        """
+        state = self.state()
+        self._tracker.observe(state)
+        if self._tracker.success(state):
+            return ()
+        history = self._tracker.history | self.task.events(self.layout, state)
+        why = self.task.unmet(self.layout, state, history) or (
+            f'{self.task.name} check not met',)
+        return (*why, f'score {self._tracker.score():.2f} is the highest stage reached, 1.0 '
+                      f'only on success; {self.task.stages}')
+
     def result(self) -> EvaluationResult:
-        """Observe once more and return success, the reason if not, and the score."""
-        ok = self.success()
-        reason = '' if ok else f'{self.task.name} check not met ({self._tracker.observed} obs.)'
-        return EvaluationResult(ok, reason, self._tracker.score(), self._tracker.observed)
+        """Observe once more and return success, the reasons if not, and the score."""
+        why = self.unmet()
+        return EvaluationResult(not why, '; '.join(why[:-1]), self._tracker.score(),
+                                self._tracker.observed)
 
     def __repr__(self) -> str:
         return f'SimEvaluator({self.task.name!r}, score={self._tracker.score():.2f})'

@@ -44,6 +44,8 @@ class EpisodeWorld:
         recording world passes a ``RecordedTransport``, the agent node its ROS actions.
     :param after_cell: world state to advance with each finished cell, called with its
         result before the loop's ``on_cell`` (a replay's bag moves to the next recorded cell).
+    :param unmet: the evaluator's reasons the task is not solved (one line per condition,
+        then what the score counts); None when unknown.
     """
 
     task: str
@@ -57,6 +59,7 @@ class EpisodeWorld:
     success_guard: bool = True
     transport: Transport | None = None
     after_cell: Callable[[CellResult], None] | None = None
+    unmet: Callable[[], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +67,10 @@ class EpisodeResult:
     """
     The record of one episode; ``to_dict()`` keys are a public contract of ``--json``.
 
-    ``end_reason`` is one of ``pyrua_agent.budgets.END_REASONS``; ``run_dir`` is the
-    episode's recording folder (None when not recorded).
+    ``end_reason`` is one of ``pyrua_agent.budgets.END_REASONS``; ``end_detail`` says why
+    (a planner's last message); ``unmet`` is, for a failed episode, each success condition
+    the final state misses and what ``score`` counted (empty when solved or unknown);
+    ``run_dir`` is the episode's recording folder (None when not recorded).
     """
 
     task: str
@@ -82,13 +87,15 @@ class EpisodeResult:
     cell_results: tuple[CellResult, ...] = field(default=())
     run_dir: str | None = None
     sandbox: str = 'none'
+    unmet: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         score = 'n/a' if self.score is None else f'{self.score:.2f}'
+        unmet = f', unmet: {"; ".join(self.unmet[:-1])}' if self.unmet[:-1] else ''
         return (f'EpisodeResult({self.task} seed={self.seed} layout={self.layout}, '
                 f'{self.planner}: {self.end_reason}, success={self.success}, score={score}, '
                 f'{self.cells} cells, {self.ledger.totals().llm_calls} calls, '
-                f'{self.wall_s:.1f} s)')
+                f'{self.wall_s:.1f} s{unmet})')
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready record (totals, per-call log, per-cell summary)."""
@@ -102,6 +109,7 @@ class EpisodeResult:
             'end_detail': self.end_detail,
             'success': self.success,
             'score': self.score,
+            'unmet': list(self.unmet),
             'cells': self.cells,
             'wall_s': round(self.wall_s, 3),
             'run_dir': self.run_dir,
@@ -217,8 +225,9 @@ def run_episode(world: EpisodeWorld, planner: Planner, *,
     score = world.score() if world.score is not None else None
     if success and score is not None:
         score = 1.0
+    unmet = () if success or world.unmet is None else tuple(world.unmet())
     return EpisodeResult(task=world.task, seed=world.seed, layout=world.layout,
                          planner=planner.name, end_reason=reason, end_detail=detail,
                          success=success, score=score, cells=len(results),
                          wall_s=meter.elapsed_s, ledger=planner.ledger,
-                         cell_results=tuple(results), sandbox=sandbox_used)
+                         cell_results=tuple(results), sandbox=sandbox_used, unmet=unmet)

@@ -44,3 +44,11 @@ def test_locate_docs_say_which_nouns_which_side_and_nearest_to_what(twin_prompt)
     assert 'A block inside a bowl of its colour merges with the bowl' in reference
     assert 'move_to(heading=h) closes the fingers\n        along it, h + pi/2' in reference
     assert '``colour`` (as seen)' in reference
+
+
+def test_operating_notes_say_stacked_blocks_in_a_bowl_do_not_count():
+    from pyrua_agent.prompt import prompt_text
+
+    notes = ' '.join(prompt_text('operating_notes.md').split())
+    assert 'In a bowl means resting on its floor: two blocks go side by side, not stacked.' \
+        in notes

@@ -10,7 +10,9 @@ hand-placed states without a simulator:
   evaluator accumulates them into the episode's history (Memory tasks and buttons need it);
 - ``progress(layout, state, history) -> float`` is the staged process reward of the current
   state, in [0, 1) (the evaluator keeps the highest stage reached: 'transition' mode);
-- ``success(layout, state, history) -> bool`` is the RoboTwin-style check (§3.1).
+- ``success(layout, state, history) -> bool`` is the RoboTwin-style check (§3.1);
+- ``unmet(layout, state, history) -> tuple[str, ...]`` says, one line per condition, which
+  part of that check fails now and by how much (``reasons``); empty when it succeeds.
 """
 
 from __future__ import annotations
@@ -59,10 +61,15 @@ class SceneState:
 EventsFn = Callable[[Layout, SceneState], frozenset]
 ProgressFn = Callable[[Layout, SceneState, frozenset], float]
 SuccessFn = Callable[[Layout, SceneState, frozenset], bool]
+UnmetFn = Callable[[Layout, SceneState, frozenset], tuple[str, ...]]
 
 
 def _no_events(layout: Layout, state: SceneState) -> frozenset:
     return frozenset()
+
+
+def _no_reasons(layout: Layout, state: SceneState, history: frozenset) -> tuple[str, ...]:
+    return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +88,13 @@ class TaskDef:
     progress: ProgressFn
     events: EventsFn = field(default=_no_events)
     summary: str = ''
+    unmet: UnmetFn = field(default=_no_reasons)
+
+    @property
+    def stages(self) -> str:
+        """Return what the staged score counts (the ``progress`` docstring's first line)."""
+        doc = (self.progress.__doc__ or '').strip()
+        return doc.splitlines()[0] if doc else 'no stages stated'
 
     @property
     def randomizes(self) -> bool:

@@ -11,6 +11,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import above_bowl, in_bowl, lift_m, LIFTED_M, position, released
+from .reasons import lines, not_in_bowl, not_released
 from ..layout import (
     arm_distance,
     distinct_colours,
@@ -58,5 +59,12 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: in the bowl, released."""
+    (block,), (bowl,) = layout.with_role('target'), layout.with_role('goal')
+    return lines(not_in_bowl(state, block, bowl), not_released(state))
+
+
 TASK = register(TaskDef('handover', 'Open', sample, instruct, success, progress,
-                        summary='pass a block from the left arm to a bowl only the right reaches'))
+                        summary='pass a block from the left arm to a bowl only the right reaches',
+                        unmet=unmet))

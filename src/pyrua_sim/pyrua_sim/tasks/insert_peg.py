@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import in_square, lift_m, LIFTED_M, peg_inserted, released
+from .reasons import lines, not_inserted, not_released
 from ..layout import distinct_colours, HOLE_OPENING_M, make_object, Placer, reachable_arms
 
 
@@ -45,5 +46,12 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: inserted, released."""
+    (peg,), (hole,) = layout.with_role('target'), layout.with_role('goal')
+    return lines(not_inserted(state, peg, hole), not_released(state))
+
+
 TASK = register(TaskDef('insert_peg', 'Precision', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary='square peg into a hole with 4 mm clearance'))

@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import lift_m, LIFTED_M
+from .reasons import lines
 from ..layout import distinct_colours, make_object, Placer
 
 LIFT_GOAL_M = 0.10
@@ -45,5 +46,15 @@ def progress(layout, state, history):
     return stage_score((lift >= LIFTED_M, lift >= 0.05), (0.4, 0.7))
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: lifted 10 cm, held."""
+    (block,) = layout.with_role('target')
+    lift = lift_m(state, block)
+    return lines(
+        '' if lift >= LIFT_GOAL_M else (f'{block.noun}: lifted {lift * 1000:.0f} mm vs '
+                                        f'>= {LIFT_GOAL_M * 1000:.0f} mm'),
+        '' if _held(state) else 'no gripper is closed on it vs held at the end')
+
+
 TASK = register(TaskDef('lift_object', 'Generalization', sample, instruct, success, progress,
-                        summary='lift the named object 10 cm and hold'))
+                        summary='lift the named object 10 cm and hold', unmet=unmet))

@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import above_bowl, in_bowl, lift_m, LIFTED_M, released
+from .reasons import lines, not_in_bowl, not_released
 from ..layout import distinct_colours, make_object, Placer, reachable_arms
 
 
@@ -49,5 +50,11 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: in the bowl, released."""
+    (block,), (goal,) = layout.with_role('target'), layout.with_role('goal')
+    return lines(not_in_bowl(state, block, goal), not_released(state))
+
+
 TASK = register(TaskDef('pick_place', 'Generalization', sample, instruct, success, progress,
-                        summary='block into the named bowl'))
+                        summary='block into the named bowl', unmet=unmet))

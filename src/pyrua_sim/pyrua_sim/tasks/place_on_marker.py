@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import lift_m, LIFTED_M, released, resting_on_table, xy_offset
+from .reasons import lines, not_near, not_released, not_resting
 from ..layout import distinct_colours, make_object, Placer, reachable_arms
 
 TOL_XY_M = 0.01
@@ -49,5 +50,13 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: on the marker centre, resting, released."""
+    (block,), (goal,) = layout.with_role('target'), layout.with_role('goal')
+    return lines(not_near(state, block, goal.xy, TOL_XY_M, f'the {goal.noun} centre'),
+                 not_resting(state, block), not_released(state))
+
+
 TASK = register(TaskDef('place_on_marker', 'Precision', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary='block within 1 cm of a cross marker'))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import register, stage_score, TaskDef
 from .predicates import button_press_m, PRESSED_M
+from .reasons import lines
 from ..layout import distinct_colours, make_object, Placer
 
 PRESSED = 'pressed:'
@@ -51,5 +52,17 @@ def progress(layout, state, history):
     return stage_score((ok and press >= 0.001, ok and press >= 0.003), (0.3, 0.6))
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: the target pressed, no other button pressed."""
+    (target,) = layout.with_role('target')
+    wrong = [b.noun for b in layout.with_role('other') if PRESSED + b.name in history]
+    return lines(
+        '' if PRESSED + target.name in history else (
+            f'{target.noun}: pressed at most {max(0.0, button_press_m(state, target)) * 1000:.1f}'
+            f' mm now vs >= {PRESSED_M * 1000:.0f} mm at some time'),
+        f'another button was pressed: {", ".join(wrong)}' if wrong else '')
+
+
 TASK = register(TaskDef('press_button', 'Open', sample, instruct, success, progress,
+                        unmet=unmet,
                         events=events, summary='press the spring-loaded button of a colour'))

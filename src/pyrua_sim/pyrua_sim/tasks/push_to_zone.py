@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import in_square, moved_m, position, resting_on_table
+from .reasons import lines, not_in_square, not_resting
 from ..layout import distinct_colours, make_object, Placer, reachable_arms, ZONE_SIZE_M
 
 ZONE_HALF_M = ZONE_SIZE_M[0] / 2.0
@@ -50,5 +51,13 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: centre in the zone, resting on the table."""
+    (block,), (goal,) = layout.with_role('target'), layout.with_role('goal')
+    return lines(not_in_square(state, block, goal, ZONE_HALF_M, f'the {goal.noun}'),
+                 not_resting(state, block))
+
+
 TASK = register(TaskDef('push_to_zone', 'Generalization', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary='push a block into a coloured zone'))

@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import above_bowl, in_bowl, lift_m, LIFTED_M, moved_m, released, resting_on_table
+from .reasons import lines, not_near, not_released, not_resting
 from ..layout import distinct_colours, make_object, Placer, reachable_arms
 
 TOL_XY_M = 0.015
@@ -58,5 +59,15 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: been in the bowl, back at its start, resting, released."""
+    (block,), (bowl,) = layout.with_role('target'), layout.with_role('goal')
+    been = '' if IN_BOWL in history else (f'{block.noun}: never rested in the {bowl.noun} '
+                                          'vs first in it, then back')
+    return lines(been, not_near(state, block, block.xy, TOL_XY_M, 'its start'),
+                 not_resting(state, block), not_released(state))
+
+
 TASK = register(TaskDef('restore_block', 'Memory', sample, instruct, success, progress,
+                        unmet=unmet,
                         events=events, summary='into the bowl, then back to its start'))

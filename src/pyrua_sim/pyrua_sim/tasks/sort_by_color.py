@@ -6,6 +6,7 @@ import math
 
 from . import register, TaskDef
 from .predicates import in_bowl, released
+from .reasons import lines, not_in_bowl, not_released
 from ..layout import distinct_colours, make_object, Placer, reachable_arms
 
 
@@ -50,5 +51,13 @@ def progress(layout, state, history):
     return 0.2 * sorted_count(layout, state)
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: each block in the bowl of its colour, released."""
+    bowls = {b.colour: b for b in layout.with_role('bowl')}
+    return lines(*(not_in_bowl(state, blk, bowls[blk.colour])
+                   for blk in layout.with_role('block')), not_released(state))
+
+
 TASK = register(TaskDef('sort_by_color', 'Long-Horizon', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary='four blocks into bowls of their colour'))

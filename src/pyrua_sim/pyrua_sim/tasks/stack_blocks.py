@@ -8,6 +8,7 @@ import numpy as np
 
 from . import register, stage_score, TaskDef
 from .predicates import lift_m, LIFTED_M, position, released, resting_on_table, stacked_on
+from .reasons import lines, not_released, not_resting, not_stacked
 from ..layout import distinct_colours, make_object, Placer, reachable_arms
 
 TOL_XY_M = 0.015
@@ -51,5 +52,13 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: stacked, the lower one on the table, released."""
+    (upper,), (lower,) = layout.with_role('upper'), layout.with_role('lower')
+    return lines(not_stacked(state, upper, lower, TOL_XY_M), not_resting(state, lower),
+                 not_released(state))
+
+
 TASK = register(TaskDef('stack_blocks', 'Precision', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary='one block on another, <= 1.5 cm offset'))

@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import lift_m, LIFTED_M, released, resting_on_table, stacked_on
+from .reasons import lines, not_released, not_resting, not_stacked
 from ..layout import ARM_BASES_XY, distinct_colours, make_object, Placer
 
 TOL_XY_M = 0.02
@@ -54,5 +55,14 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: each level stacked, the bottom on the table, released."""
+    bottom, middle, top = _blocks(layout)
+    return lines(not_stacked(state, middle, bottom, TOL_XY_M),
+                 not_stacked(state, top, middle, TOL_XY_M), not_resting(state, bottom),
+                 not_released(state))
+
+
 TASK = register(TaskDef('stack_three', 'Long-Horizon', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary='three blocks in a named order'))

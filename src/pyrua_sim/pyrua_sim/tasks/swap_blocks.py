@@ -6,6 +6,7 @@ import math
 
 from . import register, stage_score, TaskDef
 from .predicates import moved_m, released, resting_on_table, xy_offset
+from .reasons import lines, not_near, not_released, not_resting
 from ..layout import distinct_colours, make_object, Placer, reachable_arms
 
 TOL_XY_M = 0.02
@@ -51,5 +52,15 @@ def progress(layout, state, history):
     )
 
 
+def unmet(layout, state, history):
+    """Return the unmet conditions: each block at the other's start, resting, released."""
+    (a,), (b,) = layout.with_role('a'), layout.with_role('b')
+    return lines(not_near(state, a, b.xy, TOL_XY_M, f"the {b.noun}'s start"),
+                 not_resting(state, a),
+                 not_near(state, b, a.xy, TOL_XY_M, f"the {a.noun}'s start"),
+                 not_resting(state, b), not_released(state))
+
+
 TASK = register(TaskDef('swap_blocks', 'Memory', sample, instruct, success, progress,
+                        unmet=unmet,
                         summary="exchange two blocks' positions, <= 2 cm"))
