@@ -18,7 +18,7 @@ def test_measure_moves_an_arm_that_hides_a_bowl_home_and_finds_it():
         assert not lib.locate('purple bowl').found
         pinned = lib.measure('purple bowl', 'left')  # the right arm may not move
         assert not pinned.found
-        assert pinned.reason.endswith("; the right arm is out over the table and may hide it "
+        assert pinned.reason.endswith('; the right arm is out over the table and may hide it '
                                       "from the head camera: robo.home('right') and look again")
         found = lib.measure('purple bowl', 'right')
         assert found.found and found.height_m == pytest.approx(0.04, abs=0.01)

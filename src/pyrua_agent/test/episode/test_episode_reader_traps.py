@@ -73,5 +73,5 @@ def test_pyrua_run_prints_why_an_episode_was_not_solved(tmp_path, capsys):
     assert status == 0
     printed = capsys.readouterr().out
     assert 'success: False' in printed
-    assert "  not solved: blue block: " in printed and "green bowl's axis" in printed
+    assert '  not solved: blue block: ' in printed and "green bowl's axis" in printed
     assert '  not solved: score 0.00 is the highest stage reached' in printed

@@ -10,7 +10,7 @@ def test_success_stop_names_the_last_motion_that_ran_and_the_call_that_did_not(
     stopped = rt.run_cell("robo.move_to('left', (0.1, 0.2, 0.4))\n"
                           "robo.move_to('right', (0.3, 0.2, 0.1))\nprint('never')")
     assert stopped.stopped_reason == 'task_complete'
-    assert "the final state, before this cell acted, meets every condition" in stopped.output
+    assert 'the final state, before this cell acted, meets every condition' in stopped.output
     complete.clear()
     again = rt.run_cell("robo.move_to('left', (0.1, 0.2, 0.4))\nrobo.noop()\n"
                         "robo.move_to('right', (0.3, 0.2, 0.1))")
@@ -31,6 +31,6 @@ def test_a_cell_can_import_cv2_as_the_prompt_says(make_runtime):
     assert '`cv2`' in prompt_text('notes_code.md')
     result = make_runtime().run_cell(
         "import cv2\nim = robo.image('head')\n"
-        "print(cv2.cvtColor(im, cv2.COLOR_RGB2GRAY).shape)")
+        'print(cv2.cvtColor(im, cv2.COLOR_RGB2GRAY).shape)')
     assert result.ok, result.output
     assert result.output == '(480, 640)\n'

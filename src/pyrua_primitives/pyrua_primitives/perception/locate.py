@@ -64,7 +64,8 @@ class LocateResult:
     ``bound_m`` is the per-axis error bound (x, y, z) that held for 90 % of such estimates
     on the twin (``BOUNDS_M``). ``note`` says why no wrist view measured the height.
     ``colour`` is the colour the segmenter saw ('' when it names none), also for a query
-    without one (``locate_all('block')``). A button's cap is fitted above its base, 30 mm up (``query.NOUNS``).
+    without one (``locate_all('block')``). A button's cap is fitted above its base, 30 mm up
+    (``query.NOUNS``).
     """
 
     found: bool

@@ -52,6 +52,6 @@ def test_color_segmenter_without_colour_searches_every_colour(picture):
 def test_color_segmenter_refuses_uncoloured_fixtures(picture):
     # A cell cannot pick another segmenter: the refusal names what a cell can do instead.
     with pytest.raises(UnsupportedQuery, match=r"uncoloured 'hole' \(the segmenter is chosen "
-                       r"when the episode starts, not in a cell\); find it yourself: .*robo"
-                       r"\.image\(camera\) \(a cell can import cv2\), then robo\.back_project"):
+                       r'when the episode starts, not in a cell\); find it yourself: .*robo'
+                       r'\.image\(camera\) \(a cell can import cv2\), then robo\.back_project'):
         make_segmenter('color').segment(_frame(picture), parse_query('hole'))

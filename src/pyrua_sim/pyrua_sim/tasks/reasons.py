@@ -12,9 +12,9 @@ import numpy as np
 
 from . import SceneState
 from .predicates import (
+    bottom_z,
     BOWL_FLOOR_M,
     BOWL_INNER_M,
-    bottom_z,
     in_square,
     position,
     REST_BAND_M,

@@ -45,7 +45,7 @@ def test_sort_by_color_says_which_block_misses_and_that_stacked_ones_do_not_coun
     why = task.unmet(layout, make_state(layout, moves), frozenset())
     assert len(why) == 2, why  # the two blocks on top of the others
     for line, colour in zip(why, bowls):
-        assert line.startswith(f"{colour} block: centre 40 mm above resting on the {colour} "
+        assert line.startswith(f'{colour} block: centre 40 mm above resting on the {colour} '
                                "bowl's floor vs +-8 mm")
         assert 'blocks side by side, not stacked' in line
     far = dict(moves, **{layout.with_role('block')[1].name: (0.0, -0.2, TABLE_Z + 0.02)})
