@@ -255,7 +255,8 @@ class PrimitiveLibrary:
         :param query: as for locate.
         :param arm: the arm that may move ('left' or 'right'; pass the free one while the
             other holds something); default: the nearer one, then the other. The arm stays
-            where it looked (above the object).
+            where it looked (above the object). A free arm out over the table that hides
+            the object from the head camera is moved home first (the note says so).
         :returns: a LocateResult measured by the head and a wrist camera; when no
             viewpoint gave a height, the head-only result with a ``note`` saying why.
         """
@@ -614,8 +615,8 @@ class PrimitiveLibrary:
         Open an arm's gripper.
 
         :param arm: 'left' or 'right'.
-        :param width: opening between the finger pads in metres (0.01-0.088); default:
-            fully open (0.088 m).
+        :param width: opening between the finger pads in metres, from 0.01 up to the
+            station facts' maximum; default: fully open.
         :returns: GripperResult with width_m, the measured opening.
         """
         self._arm(arm)

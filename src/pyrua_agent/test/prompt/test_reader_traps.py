@@ -24,6 +24,7 @@ def test_reach_numbers_come_from_the_station_facts_only(twin_prompt):
     assert "distances from its arm's base that the station facts list" in reference
     assert '0.02 m above the table: 0.07-0.48 m' in facts
     assert 'nothing above about 0.115 m above the table' in facts
+    assert '0.088' not in reference and 'at most 0.088 m between the finger pads' in facts
 
 
 def test_station_facts_state_the_start_pose_the_arms_are_really_in(twin_prompt):
