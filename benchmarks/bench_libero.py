@@ -47,6 +47,8 @@ def run_suite(suite: str, states: list[int], perception: str, tasks: list[int] |
     library = LibraryConfig()
     if perception == 'oracle':
         library = LibraryConfig(segmenter='oracle', allow_privileged=True)
+    elif perception == 'rgbd':  # not privileged: RGB-D segments named by the asset catalogue
+        library = LibraryConfig(segmenter='rgbd', use_depth=True)
     outcomes = []
     for index in tasks if tasks is not None else range(task_count(suite)):
         world = load(f'{suite}/{index}', states[0])
@@ -126,7 +128,7 @@ def main() -> None:
     parser.add_argument('--suites', nargs='+', default=['libero_spatial'])
     parser.add_argument('--tasks', default=None, help='task indices, e.g. 0-9 (default all)')
     parser.add_argument('--states', default='0-4', help='init states, e.g. 0-49')
-    parser.add_argument('--perception', default='oracle', choices=('oracle', 'rgb'))
+    parser.add_argument('--perception', default='oracle', choices=('oracle', 'rgb', 'rgbd'))
     parser.add_argument('--json', type=Path, default=None)
     args = parser.parse_args()
     report: dict = {}

@@ -1,7 +1,8 @@
 # Shared cells of the LIBERO reference programs: read the instruction as pick-and-place
 # steps, find the named objects, grasp, place. Generic per kind of instruction, never per
 # init state. They locate objects by the benchmark's names, so they need
-# `--perception oracle` (PRIVILEGED: robo.objects and the ground-truth robo.locate).
+# `--perception oracle` (PRIVILEGED: robo.objects and the ground-truth robo.locate) or
+# `--perception rgbd` (not privileged: RGB-D segments named by the LIBERO asset catalogue).
 # Include with `# %% [include] _libero.py`.
 
 # %% Helpers: the table, names, relations
@@ -82,14 +83,13 @@ def extent(obj, heading):
     return abs(w * math.cos(heading)) + abs(d * math.sin(heading))
 
 
-def clearance(x, y, heading, z, skip=()):
+def clearance(x, y, heading, z, others):
     """Return the room (m) the hand has at (x, y) with this heading: nearest taller thing."""
     c, s = math.cos(heading), math.sin(heading)
     hand = [(x + t * c, y + t * s) for t in np.linspace(-HAND_HALF_M, HAND_HALF_M, 9)]
     room = 1.0
-    for name in NAMES:
-        other = robo.locate(name)
-        if name in skip or not other.found or other.top_z_m < z + 0.04:
+    for other in others:
+        if not other.found or other.top_z_m is None or other.top_z_m < z + 0.04:
             continue
         ox, oy = xy(other)
         hw, hd = other.size_m[0] / 2, other.size_m[1] / 2
@@ -101,7 +101,8 @@ def clearance(x, y, heading, z, skip=()):
 
 def best_heading(x, y, z, options, skip=(), prefer=lambda h: 0.0):
     """Return the heading among options with the most room for the hand."""
-    return max(options, key=lambda h: (round(min(clearance(x, y, h, z, skip), 0.05), 2),
+    others = [robo.locate(name) for name in NAMES if name not in skip]  # look once
+    return max(options, key=lambda h: (round(min(clearance(x, y, h, z, others), 0.05), 2),
                                        prefer(h)))
 
 
@@ -129,7 +130,10 @@ def grasp(obj):
     print(robo.move_to(ARM, [x + dx, y, above + 0.05]))
     # measure how far the held object hangs below the TCP now (it may have turned)
     lifted = robo.locate(obj.query)
-    hang = robo.pose(ARM).position_m[2] - (lifted.position_m[2] - lifted.height_m / 2)
+    if lifted.found and lifted.height_m is not None:
+        hang = robo.pose(ARM).position_m[2] - (lifted.position_m[2] - lifted.height_m / 2)
+    else:  # not seen in the hand (rgbd leaves the hand out of the scene): as grasped
+        hang = z - bottom
     return grip.held, dx, hang
 
 

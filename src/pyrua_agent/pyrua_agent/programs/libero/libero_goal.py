@@ -1,6 +1,6 @@
 # Reference program for libero_goal: generic pick-and-place steps read from the instruction
 # (other kinds of instruction are reported as not handled).
-# Needs --perception oracle (objects by the benchmark's names).
+# Needs --perception oracle or rgbd (objects by the benchmark's names).
 
 # %% [include] _libero.py
 

@@ -80,7 +80,7 @@ def env_bddl(suite: str, base: str, task_name: str, base_bddl: str) -> str:
     with contextlib.redirect_stdout(io.StringIO()):
         changed = perturbator.perturb(task_suite_name=base, task_name=task_name)
     if changed == content and not perturbator._extract_current_env(base, task_name):
-        raise ValueError(f'{suite}: LIBERO-PRO\'s {config.name} gives no environment to '
+        raise ValueError(f"{suite}: LIBERO-PRO's {config.name} gives no environment to "
                          f'replace for {base} task {task_name!r}; this task has no *_env form')
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix('.bddl.part')

@@ -19,7 +19,7 @@ from pyrua_primitives.errors import MissingDependency
 from . import env_suites
 from .env_suites import is_env_suite
 from .oracle import OracleLocator
-from .station import LiberoStation
+from .station import ARM, LiberoStation
 from .suites import get_task, init_states, INSTALL_HINT, LiberoTask
 
 
@@ -87,7 +87,29 @@ class LiberoWorld:
         self.layout = LiberoLayout(task.task, index)
         self.evaluator = LiberoEvaluator(env)
         self.oracle = OracleLocator(env, self.station)
+        self._rgbd = None
         self.reset(index)
+
+    @property
+    def rgbd(self):
+        """
+        Return the NON-privileged locator (RGB-D frames + the asset catalogue), built once.
+
+        It gets the station's camera, table height, TCP and base calibration and the task's
+        declared object categories (from the BDDL file); never the environment.
+        """
+        if self._rgbd is None:
+            from .catalogue import entry
+            from .rgbd import declared_instances, RgbdLocator
+
+            station = self.station
+            instances = declared_instances(self.task.bddl_file)
+            self._rgbd = RgbdLocator(
+                station.capture, station.table_height_m,
+                lambda: station.tcp_pose(ARM)[:3, 3],
+                lambda: station.arm_base(ARM).world_from_base[:3, 3], instances,
+                {category: entry(category) for _, category in instances})
+        return self._rgbd
 
     @property
     def instruction(self) -> str:
