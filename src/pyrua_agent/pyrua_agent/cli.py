@@ -78,9 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--depth', action='store_true',
                      help='enable depth images (locate uses them; robo.back_project(..., '
                           'depth=True) grounds a pixel in 3-D)')
-    run.add_argument('--perception', default='rgb', choices=('rgb', 'oracle'),
-                     help='how robo.locate sees: rgb (cameras, default) or oracle (PRIVILEGED '
-                          'ground truth by object name, where the world has it: LIBERO)')
+    run.add_argument('--perception', default='rgb', choices=('rgb', 'oracle', 'rgbd'),
+                     help='how robo.locate sees: rgb (cameras, default), oracle (PRIVILEGED '
+                          'ground truth by object name, where the world has it: LIBERO) or '
+                          'rgbd (LIBERO: depth + colour segments named by the asset catalogue)')
     run.add_argument('--planner', default='script', choices=sorted(PLANNERS),
                      help='who writes the cells: ' + '; '.join(
                          f'{name}: {kind.summary}' for name, kind in sorted(PLANNERS.items()))
@@ -210,6 +211,8 @@ def spec_from_args(args: argparse.Namespace):
     if getattr(args, 'perception', 'rgb') == 'oracle':
         library = LibraryConfig(segmenter='oracle', allow_privileged=True,
                                 use_depth=library.use_depth)
+    elif getattr(args, 'perception', 'rgb') == 'rgbd':
+        library = LibraryConfig(segmenter='rgbd', use_depth=True)
     return EpisodeSpec(
         task=args.task, seed=args.seed, layout=args.layout, planner=args.planner, world=world,
         library=library, station=_station_config(world, library),

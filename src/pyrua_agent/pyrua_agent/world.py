@@ -317,6 +317,12 @@ def benchmark_world(spec: EpisodeSpec, bench: Any, observer: Any | None = None) 
     if spec.library.segmenter == 'oracle':
         overrides = {'locate': bench.oracle.locate, 'objects': bench.oracle.objects}
         segmenter = bench.oracle
+    elif spec.library.segmenter == 'rgbd':  # NOT privileged: RGB-D frames + asset catalogue
+        if not hasattr(bench, 'rgbd'):
+            raise ValueError(f"perception 'rgbd' is not available on {spec.task!r}; it is "
+                             'the LIBERO catalogue perception: use rgb or oracle here')
+        overrides = {'locate': bench.rgbd.locate, 'objects': bench.rgbd.objects}
+        segmenter = bench.rgbd
     library = PrimitiveLibrary(bench.station, spec.library, segmenter=segmenter,
                                observer=observer)
     evaluator = bench.evaluator
