@@ -368,24 +368,42 @@ def _add_train_parser(commands) -> None:
 
 def _add_export_parser(commands) -> None:
     export = commands.add_parser(
-        'export', help='recorded episodes as training data (chat-format SFT samples)',
+        'export', help='recorded episodes as training data (SFT samples); a trained '
+                       'checkpoint as a GGUF file',
         epilog='examples:\n  pyrua export runs/ --format sft --out data/sft   # all runs in runs/'
-               '\n  pyrua export evals/run1 --format sft --only-solved --out data/solved',
+               '\n  pyrua export evals/run1 --format sft --only-solved --out data/solved'
+               '\n  pyrua export runs/train1/checkpoints/iter-0030 --format gguf --out t.gguf',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     export.add_argument('runs', type=Path, nargs='+',
-                        help='run folders of pyrua run / pyrua eval, or folders holding them')
-    export.add_argument('--format', choices=('sft',), default='sft',
+                        help='run folders of pyrua run / pyrua eval, or folders holding them; '
+                             'for gguf: one checkpoint folder of pyrua train')
+    export.add_argument('--format', choices=('sft', 'gguf'), default='sft',
                         help='sft: one chat sample per episode (system prompt, task card, cells '
-                             'as python tool calls, outputs) in OUT/sft.jsonl')
-    export.add_argument('--out', type=Path, required=True, help='the export folder (new)')
+                             'as python tool calls, outputs) in OUT/sft.jsonl; gguf: the '
+                             'checkpoint as one GGUF file OUT (pyrua_local serves it)')
+    export.add_argument('--out', type=Path, required=True, help='the export folder or file (new)')
     export.add_argument('--only-solved', action='store_true',
-                        help='keep only episodes whose task succeeded')
+                        help='sft: keep only episodes whose task succeeded')
+    export.add_argument('--dtype', choices=('f32', 'f16'), default='f32',
+                        help='gguf: weight type (f32 keeps the trained weights exactly)')
+    export.add_argument('--tokenizer-gguf', type=Path, default=None,
+                        help='gguf: copy the tokenizer from this GGUF (default: the one the '
+                             'run started from)')
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .export import export_sft
-
     try:
+        if args.format == 'gguf':
+            from .export.gguf_file import export_checkpoint
+
+            if len(args.runs) != 1:
+                raise ValueError(f'--format gguf takes {len(args.runs)} folders vs one '
+                                 'checkpoint folder')
+            print(repr(export_checkpoint(args.runs[0], args.out, dtype=args.dtype,
+                                         tokenizer_gguf=args.tokenizer_gguf)))
+            return 0
+        from .export import export_sft
+
         summary = export_sft(args.runs, args.out, only_solved=args.only_solved)
     except FileExistsError as exc:
         print(f'pyrua export: error: {exc}', file=sys.stderr)

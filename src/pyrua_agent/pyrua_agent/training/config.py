@@ -9,7 +9,7 @@ fine-tuning, episodes limited to 24 cells, 25 minutes and 4,096 new tokens per c
 with an infrastructure failure dropped and played again, 30 iterations, a checkpoint per
 iteration. A spec names at least the model folder and the training tasks::
 
-    model: /models/Qwen3-4B-Instruct
+    model: /models/Qwen3-4B-Instruct       # or a .gguf file, or local:qwen2.5-coder-0.5b
     tasks: [pick_place, stack_blocks, push_to_zone]
     layouts: 0-14
 """
@@ -89,7 +89,8 @@ class TrainConfig:
     """
     One GRPO run of the code agent.
 
-    :param model: local folder of the policy (Hugging Face format); nothing is downloaded.
+    :param model: the policy: a Hugging Face folder, a ``.gguf`` file, or ``local:<name>``
+        of the ``pyrua_local`` catalogue (``model_source``); nothing is downloaded.
     :param tasks: training tasks; each with each layout is one instance.
     :param world: a world of ``pyrua_agent.episode.WORLDS``: ``'twin'`` (the MuJoCo
         station) or ``'toy'`` (the button panel of ``training.toy``).
@@ -273,7 +274,8 @@ def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
     if not isinstance(data, dict):
         raise ValueError(f'{path}: top level is a {type(data).__name__} vs a mapping of '
                          'settings')
-    if 'model' in data and not Path(str(data['model'])).is_absolute():
+    if ('model' in data and not str(data['model']).startswith('local:')
+            and not Path(str(data['model'])).is_absolute()):
         data['model'] = str((path.parent / str(data['model'])).resolve())
     data.update(overrides)
     return TrainConfig.from_dict(data, where=str(path))

@@ -23,6 +23,7 @@ from typing import Any
 from pyrua_primitives.errors import MissingDependency
 
 from .chat import template_messages
+from .model_source import resolve_source
 
 DTYPES = ('float32', 'bfloat16', 'float16')
 COMPUTE_DTYPES = ('auto', *DTYPES)
@@ -70,7 +71,8 @@ class LocalPolicy:
     """
     A causal LM from a local folder, with its tokenizer and chat template.
 
-    :param path: the model folder (``config.json``, weights, tokenizer files).
+    :param path: the model: a Hugging Face folder, a ``.gguf`` file, or ``local:<name>``
+        (``model_source.resolve_source``).
     :param device: ``'auto'`` (CUDA when available), ``'cpu'`` or ``'cuda'``/``'cuda:N'``.
     :param dtype: the weights' dtype, one of ``DTYPES``. Keep float32 for training: Adam at
         1e-6 moves a weight by far less than bfloat16 can represent, so bfloat16 weights would
@@ -80,7 +82,7 @@ class LocalPolicy:
         training log-probs use the same one.
     :param temperature: sampling temperature (also used for the training log-probs).
     :param gradient_checkpointing: trade compute for memory in the training forward pass.
-    :raises FileNotFoundError: when ``path`` is not a model folder.
+    :raises FileNotFoundError: when ``path`` is none of those.
     """
 
     def __init__(self, path: str | Path, *, device: str = 'auto', dtype: str = 'float32',
@@ -90,11 +92,9 @@ class LocalPolicy:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.path = Path(path)
-        if not (self.path / 'config.json').is_file():
-            raise FileNotFoundError(f'model path {str(self.path)!r} has no config.json vs a '
-                                    'Hugging Face model folder; give the local folder of the '
-                                    'model (nothing is downloaded)')
+        self.source = resolve_source(path)
+        self.path = self.source.path
+        found = self.source.load_kwargs()
         if dtype not in DTYPES:
             raise ValueError(f'dtype {dtype!r} vs {DTYPES}')
         if compute_dtype not in COMPUTE_DTYPES:
@@ -107,13 +107,21 @@ class LocalPolicy:
         self.compute_dtype = getattr(torch, compute_dtype)
         self.autocast = compute_dtype != dtype
         self.temperature = temperature
-        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.source.folder, local_files_only=True,
+                                                       **found)
         if not self.tokenizer.chat_template:
             raise ValueError(f'tokenizer of {str(self.path)!r} has no chat template vs '
                              'required to render the planner messages; use an instruct '
                              'model folder')
         self.model = AutoModelForCausalLM.from_pretrained(
-            self.path, local_files_only=True, dtype=getattr(torch, dtype)).to(self.device)
+            self.source.folder, local_files_only=True, dtype=getattr(torch, dtype),
+            **found).to(self.device)
+        if found:
+            # The GGUF weights are dequantised to plain tensors on load: drop the quantizer
+            # transformers attaches, so checkpoints save as an ordinary model folder.
+            self.model.hf_quantizer = None
+            if hasattr(self.model.config, 'quantization_config'):
+                del self.model.config.quantization_config
         self.model.eval()
         if gradient_checkpointing:
             self.model.gradient_checkpointing_enable()

@@ -17,6 +17,8 @@ Layout of the output folder::
     OUT/train_log.jsonl        one line per iteration
     OUT/episodes.jsonl         one line per played episode (dropped groups included)
     OUT/checkpoints/iter-NNNN/ model + tokenizer (a model folder) + optimizer.pt + state.json
+                               (the iteration, and the GGUF the run started from, if any:
+                               ``pyrua export CKPT --format gguf`` copies its tokenizer)
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any
 from .config import TrainConfig
 from .engine import RolloutEngine
 from .loss import clipped_loss, group_advantages
+from .model_source import resolve_source
 from .policy import LocalPolicy, token_logprobs
 from .rollout import play_groups, Rollout, TrainingError
 
@@ -136,7 +139,10 @@ class GrpoTrainer:
         if checkpoint is not None and policy is not None:
             raise TrainingError(f'a policy object vs a resumed run at {checkpoint}; a resumed '
                                 'run loads its checkpoint, pass no policy')
-        self.policy = policy or self._load_policy(checkpoint or Path(config.model))
+        self.policy = policy or self._load_policy(checkpoint or config.model)
+        # The GGUF the run started from: `pyrua export --format gguf` copies its tokenizer.
+        source = resolve_source(config.model) if checkpoint is not None else self.policy.source
+        self.base_gguf = str(source.path) if source.gguf_file else None
         self.optimizer = self._make_optimizer(checkpoint)
         self._save_config()
 
@@ -192,7 +198,7 @@ class GrpoTrainer:
                          if line and json.loads(line)[key] <= done]
                 path.write_text(''.join(f'{line}\n' for line in lines))
 
-    def _load_policy(self, source: Path) -> LocalPolicy:
+    def _load_policy(self, source: str | Path) -> LocalPolicy:
         cfg = self.config
         return LocalPolicy(source, device=cfg.device, dtype=cfg.dtype,
                            compute_dtype=cfg.compute_dtype, temperature=cfg.temperature,
@@ -311,7 +317,8 @@ class GrpoTrainer:
         self.policy.model.save_pretrained(partial)
         self.policy.tokenizer.save_pretrained(partial)
         torch.save(self.optimizer.state_dict(), partial / 'optimizer.pt')
-        (partial / 'state.json').write_text(json.dumps({'iteration': iteration}) + '\n')
+        state = {'iteration': iteration, 'tokenizer_gguf': self.base_gguf}
+        (partial / 'state.json').write_text(json.dumps(state) + '\n')
         if folder.exists():
             shutil.rmtree(folder)
         partial.rename(folder)
