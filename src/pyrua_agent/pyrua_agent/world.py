@@ -209,6 +209,9 @@ def station_world(spec: EpisodeSpec, library: PrimitiveLibrary, *, instruction: 
     runtime_transport = transport(primitives)
     if observer is not None:
         runtime_transport = RecordedTransport(runtime_transport, primitives, observer)
+    if hasattr(observer, 'arm_bases'):  # the recorder: /tf_static, as a driver publishes it
+        observer.arm_bases([library.station.arm_base(arm) for arm in library.arms],
+                           library.station.time_s())
     card = TaskCard(task=spec.task, instruction=instruction,
                     robot_state=robot_state_text(library),
                     station_facts=station_facts(library.station),

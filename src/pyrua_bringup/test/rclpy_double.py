@@ -676,13 +676,28 @@ class ActionClient(_Waitable):
 
 
 class Buffer:
+    """tf2_ros.Buffer as far as direct lookups go: the newest transform parent -> child."""
+
     def __init__(self, cache_time: Any = None, node: Node | None = None) -> None:
+        self._transforms: dict[tuple[str, str], Any] = {}
+        self._ready = threading.Condition()
         if node is not None:
             node.create_service(MESSAGES.module('tf2_msgs', 'srv').FrameGraph, 'tf2_frames',
                                 lambda request, response: response)
 
-    def lookup_transform(self, *args: Any, **kwargs: Any) -> Any:
-        raise TransformException('the double keeps no transforms')
+    def set_transforms(self, msg: Any) -> None:
+        with self._ready:
+            for t in msg.transforms:
+                self._transforms[(t.header.frame_id, t.child_frame_id)] = t
+            self._ready.notify_all()
+
+    def lookup_transform(self, target: str, source: str, time_: Any,
+                         timeout: Any = None) -> Any:
+        wait = (timeout or {}).get('seconds', 0.0)
+        with self._ready:
+            if not self._ready.wait_for(lambda: (target, source) in self._transforms, wait):
+                raise TransformException(f'"{target}" to "{source}": no transform')
+            return self._transforms[(target, source)]
 
 
 class TransformException(Exception):
@@ -692,8 +707,8 @@ class TransformException(Exception):
 class TransformListener:
     def __init__(self, buffer: Buffer, node: Node, **_kw: Any) -> None:
         tf = MESSAGES.message('tf2_msgs/msg/TFMessage')
-        self.subs = [node.create_subscription(tf, '/tf', lambda m: None, 100),
-                     node.create_subscription(tf, '/tf_static', lambda m: None, 100)]
+        self.subs = [node.create_subscription(tf, topic, buffer.set_transforms, 100)
+                     for topic in ('/tf', '/tf_static')]
 
 
 class TransformBroadcaster:
@@ -763,6 +778,7 @@ def _modules() -> dict[str, types.ModuleType]:
     action.GoalResponse = types.SimpleNamespace(ACCEPT=2, REJECT=1)
     made['rclpy.qos'].qos_profile_sensor_data = 'sensor_data'
     made['rclpy.qos'].QoSProfile = lambda **kw: kw
+    made['rclpy.qos'].ReliabilityPolicy = types.SimpleNamespace(RELIABLE=1, BEST_EFFORT=2)
     made['rclpy.duration'].Duration = lambda **kw: kw
     made['rclpy.time'].Time = lambda **kw: kw
     tf2 = made['tf2_ros']

@@ -36,6 +36,9 @@ class RosStationConfig:
     :param camera_info_topic: ``sensor_msgs/CameraInfo`` per camera.
     :param depth_topic: 32FC1 or 16UC1 depth image per camera, read only with ``depth``.
     :param depth: the cameras publish depth aligned with the colour image.
+    :param frame_queue: subscribe to every camera at start and take the frames in the order
+        they arrived (a bag replay: the recorded frames, in order; ``ros/frame_queue``);
+        False: subscribe only while a frame is requested (live cameras).
     :param world_frame: TF frame of the station (metres, z up).
     :param camera_frame: TF optical frame per camera (x right, y down, z forward).
     :param base_frame: TF frame of each arm's base.
@@ -57,6 +60,7 @@ class RosStationConfig:
     camera_info_topic: str = names.CAMERA_INFO_TOPIC
     depth_topic: str = names.DEPTH_TOPIC
     depth: bool = False
+    frame_queue: bool = False
     world_frame: str = names.WORLD_FRAME
     camera_frame: str = names.CAMERA_FRAME
     base_frame: str = names.BASE_FRAME

@@ -15,6 +15,7 @@ responses this station waits for run on the others, in a ReentrantCallbackGroup)
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from typing import Any
@@ -41,6 +42,7 @@ from pyrua_primitives.station import (
     CameraFrame,
     CameraIntrinsics,
     CameraModel,
+    CAMERAS,
     check_arm,
     check_camera,
     GripperResult,
@@ -52,7 +54,7 @@ from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from sensor_msgs.msg import CameraInfo, Image
 from sensor_msgs.msg import JointState as JointStateMsg
@@ -60,10 +62,13 @@ from tf2_ros import Buffer, TransformException, TransformListener
 
 from .action_goal import ActionGoal
 from .config import RosStationConfig
+from .frame_queue import FrameQueue
 from .image_bridge import image_to_depth, image_to_rgb
 from .messages import make
 
 LAUNCH_HINT = 'is the driver or `ros2 launch pyrua_bringup sim.launch.py` running?'
+QUEUE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+"""Frame queue subscriptions: reliable, deep (a played bag's frames are all kept)."""
 
 
 class RosStation:
@@ -101,6 +106,15 @@ class RosStation:
         self._gripper = {arm: self._client(gripper_type,
                                            self.config.gripper_action.format(arm=arm))
                          for arm in ARMS}
+        self._frames = FrameQueue(CAMERAS) if self.config.frame_queue else None
+        self._frame_subs = [] if self._frames is None else [
+            node.create_subscription(msg_type, topic.format(camera=camera),
+                                     functools.partial(callback, camera), QUEUE_QOS,
+                                     callback_group=self._group)
+            for camera in CAMERAS
+            for msg_type, topic, callback in (
+                (Image, self.config.image_topic, self._frames.on_image),
+                (CameraInfo, self.config.camera_info_topic, self._frames.on_info))]
 
     def _client(self, action_type: type, name: str) -> tuple[ActionClient, str]:
         return ActionClient(self._node, action_type, name, callback_group=self._group), name
@@ -256,9 +270,22 @@ class RosStation:
                                  ) from exc
         return transform_to_matrix(transform.transform)
 
+    def _queued(self, kind: str, camera: str) -> Any:
+        wait = self.config.wait_timeout_s
+        take = self._frames.next_image if kind == 'image' else self._frames.info
+        msg = take(camera, wait)
+        if msg is None:
+            topic = (self.config.image_topic if kind == 'image'
+                     else self.config.camera_info_topic).format(camera=camera)
+            raise PrimitiveError(f'no message on {topic} after {wait} s (frame queue: '
+                                 f'{self._frames!r}); is the bag playing?')
+        return msg
+
     def camera_model(self, camera: str) -> CameraModel:
         """Return the camera's intrinsics (from camera_info) and its current pose (TF)."""
         check_camera(camera)
+        if self._frames is not None:
+            self._intrinsics[camera] = camera_info_to_intrinsics(self._queued('info', camera))
         if camera not in self._intrinsics:
             info = self._next_message(CameraInfo,
                                       self.config.camera_info_topic.format(camera=camera))
@@ -274,7 +301,8 @@ class RosStation:
             raise ValueError('depth requested but station.depth is False; set it where the '
                              'cameras publish aligned depth, or call without depth')
         model = self.camera_model(camera)
-        image = self._next_message(Image, self.config.image_topic.format(camera=camera))
+        image = (self._queued('image', camera) if self._frames is not None else
+                 self._next_message(Image, self.config.image_topic.format(camera=camera)))
         depth_m = (image_to_depth(self._next_message(
             Image, self.config.depth_topic.format(camera=camera))) if depth else None)
         return CameraFrame(camera=camera, rgb=image_to_rgb(image), model=model,
@@ -288,6 +316,7 @@ class RosStation:
 
     def destroy(self) -> None:
         """Release the subscriptions, the TF listener and the action clients."""
-        self._node.destroy_subscription(self._joint_sub)
+        for sub in (self._joint_sub, *self._frame_subs):
+            self._node.destroy_subscription(sub)
         for action, _ in (*self._trajectory.values(), *self._gripper.values()):
             action.destroy()

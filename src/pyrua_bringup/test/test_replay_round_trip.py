@@ -1,0 +1,123 @@
+"""
+Replay round trip without ROS: record with ``pyrua run``, play the bag into the agent node.
+
+``pyrua run`` records an episode on the twin. A bag player publishes the bag's topics
+(``/joint_states`` in the driver's format, ``/tf_static``, ``/tf``, ``/clock``, the camera
+images and infos) into the rclpy double's graph, as ``ros2 bag play`` does for
+``replay.launch.py``; a real ``RosStation`` (``station.frame_queue``, replay.yaml's topic
+names) on a double node reads them, and the agent node's assembly (``run_node_episode``
+over ``open_station``, the replay planner) runs the recorded cells again. Every cell's
+output must be the recorded one, and the agent-side recording holds the frames and joint
+states its primitives read. The cells only sense (locate, pose, joints, show): a played bag
+has no controller, so a motion goal has nothing to answer it.
+"""
+
+import functools
+import importlib.util
+from pathlib import Path
+import sys
+import threading
+import time
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location('rclpy_double',
+                                               Path(__file__).with_name('rclpy_double.py'))
+rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
+if 'rclpy_double' not in sys.modules:
+    sys.modules['rclpy_double'] = rclpy_double
+    _SPEC.loader.exec_module(rclpy_double)
+
+CELLS = """# %%
+block = robo.locate('blue block')
+print(block)
+# %%
+print(robo.pose('left'))
+print(robo.joints('right'))
+# %%
+robo.show('head')
+print('shown the head camera')
+"""
+PLAYED = ('/joint_states', '/clock', '/tf', '/tf_static')
+
+
+def _play(bag, publisher_node, typestore):
+    """Publish every message of ``bag`` on its topic, in log order (``ros2 bag play``)."""
+    from rosbags.highlevel import AnyReader
+
+    publishers = {}
+    with AnyReader([Path(bag)], default_typestore=typestore) as reader:
+        wanted = [c for c in reader.connections if c.topic in PLAYED or (
+            c.topic.startswith('/pyrua/camera/') and c.topic.endswith(
+                ('/image_raw', '/camera_info')))]
+        for connection, _t, raw in reader.messages(connections=wanted):
+            if connection.topic not in publishers:
+                publishers[connection.topic] = publisher_node.create_publisher(
+                    None, connection.topic, 10)
+            publishers[connection.topic].publish(reader.deserialize(raw, connection.msgtype))
+    return sorted(publishers)
+
+
+@pytest.fixture
+def ros(monkeypatch, typestore):
+    rclpy_double.install(monkeypatch, typestore)
+    yield rclpy_double
+    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
+        del sys.modules[name]
+
+
+@pytest.mark.slow
+def test_a_pyrua_run_bag_played_into_the_agent_node_reproduces_every_cell(
+        ros, typestore, tmp_path, monkeypatch):
+    from pyrua_agent.cli import main
+    from pyrua_agent.recording import read_bag, read_transcript
+
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / 'cells.py'
+    script.write_text(CELLS)
+    assert main(['run', '--task', 'pick_place', '--planner', 'script', '--script',
+                 str(script), '--record', 'cli']) == 0
+    (cli_run,) = (tmp_path / 'cli').iterdir()
+    recorded = read_transcript(cli_run)
+
+    from pyrua_agent.ros.config import AgentNodeConfig, episode_spec
+    from pyrua_agent.ros.episode_run import run_node_episode
+    from pyrua_agent.world import open_station
+    from pyrua_primitives.ros.config import RosStationConfig
+    from pyrua_primitives.ros.ros_station import RosStation
+
+    station_config = RosStationConfig(image_topic='/pyrua/camera/{camera}/image_raw',
+                                      camera_info_topic='/pyrua/camera/{camera}/camera_info',
+                                      frame_queue=True, wait_timeout_s=5.0)
+    node = ros.Node('agent_node', namespace='/pyrua')
+    station = RosStation(node, station_config, ros.ReentrantCallbackGroup())
+    player = ros.Node('rosbag2_player')
+    executor = ros.MultiThreadedExecutor()
+    executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    try:
+        played = _play(cli_run / 'bag', player, typestore)
+        assert '/tf_static' in played and '/clock' in played, played
+        config = AgentNodeConfig(task='pick_place', planner='replay', source=str(cli_run),
+                                 evaluator=False, instruction=recorded.header['instruction'],
+                                 record_dir=str(tmp_path / 'node'), station=station_config)
+        result = run_node_episode(episode_spec(config),
+                                  functools.partial(open_station, station=station))
+    finally:
+        executor.shutdown()
+        thread.join(5.0)
+        station.destroy()
+    assert result.end_reason != 'infra_error', result.end_detail
+    assert result.cells == len(recorded.cells) == 3
+    for replayed, cell in zip(result.cell_results, recorded.cells):
+        assert replayed.error is None, replayed.error
+        assert replayed.output == cell.output
+    assert 'found' in result.cell_results[0].output
+
+    node_bag, cli_bag = read_bag(result.run_dir), read_bag(cli_run)
+    assert [f.camera for f in node_bag.frames] == [f.camera for f in cli_bag.frames]
+    assert len(node_bag.joint_states) == len(cli_bag.joint_states) > 0
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline and thread.is_alive():
+        time.sleep(0.05)
