@@ -60,6 +60,7 @@ class BagWriter:
         self._connections: dict[str, Any] = {}
         self._last_ns = 0
         self.message_count = 0
+        self.bytes_written = 0
 
     def __repr__(self) -> str:
         state = 'open' if self._writer is not None else 'closed'
@@ -92,18 +93,22 @@ class BagWriter:
         :param entries: ``(topic, msgtype, message)`` in order.
         :returns: the log time of the first message, ns.
         :raises RuntimeError: after ``close``.
+        :raises Exception: from serialization (then nothing of the group is written).
         """
         if self._writer is None:
             raise RuntimeError(f'bag {self.path} is closed vs open for writing; record into '
                                'a new bag')
+        # Serialized first: a message that cannot be serialized writes nothing of its group.
+        serialized = [(self._connection(topic, msgtype),
+                       self.types.store.serialize_cdr(message, msgtype))
+                      for topic, msgtype, message in entries]
         first = 0
-        for topic, msgtype, message in entries:
-            connection = self._connection(topic, msgtype)
-            data = self.types.store.serialize_cdr(message, msgtype)
+        for connection, data in serialized:
             log_time = self.next_log_time_ns()
             first = first or log_time
             self._writer.write(connection, log_time, data)
             self.message_count += 1
+            self.bytes_written += len(data)
         self._flush()
         return first
 

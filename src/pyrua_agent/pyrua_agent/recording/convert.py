@@ -50,8 +50,10 @@ def plain(value: Any, _depth: int = 0) -> Any:
     """
     Return ``value`` as JSON types: dataclasses, tuples, numpy values; NaN and inf as None.
 
-    A numpy array of more than ``MAX_JSON_ARRAY`` elements (an image) becomes
-    ``{'ndarray': {'shape': [...], 'dtype': '...'}}``: its pixels are recorded as frames.
+    A numpy array of more than ``MAX_JSON_ARRAY`` elements (an image) or rows (a
+    zero-byte ``(3_000_000, 0)`` array), or of a non-numeric dtype, becomes
+    ``{'ndarray': {'shape': [...], 'dtype': '...'}}``: it is never expanded element by
+    element, and its pixels are recorded as frames.
     A list, tuple or mapping of more than ``MAX_JSON_ITEMS`` items becomes
     ``{'summary': 'list of N items'}``, and anything nested deeper than ``MAX_JSON_DEPTH``
     levels (a structure that contains itself included) ``{'summary': 'nested deeper ...'}``,
@@ -72,7 +74,8 @@ def plain(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, Mapping):
         return {str(k): plain(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, np.ndarray):
-        if value.size > MAX_JSON_ARRAY:
+        if value.size > MAX_JSON_ARRAY or _nested_lists(value.shape) > MAX_JSON_ARRAY or (
+                value.dtype.kind not in 'biuf'):
             return {'ndarray': {'shape': list(value.shape), 'dtype': str(value.dtype)}}
         return plain(value.tolist(), _depth)
     if isinstance(value, (list, tuple)):
@@ -87,6 +90,19 @@ def plain(value: Any, _depth: int = 0) -> Any:
         return repr(value)
     except RecursionError:
         return f'<{type(value).__name__} nested too deeply to show>'
+    except Exception as exc:  # a repr that fails is still a value to record
+        return f'<{type(value).__name__} whose repr failed: {type(exc).__name__}>'
+
+
+def _nested_lists(shape: tuple[int, ...]) -> int:
+    """Return how many lists ``tolist()`` would build for ``shape`` (zero-size rows too)."""
+    count, rows = 0, 1
+    for n in shape[:-1]:
+        rows *= n
+        count += rows
+        if count > MAX_JSON_ARRAY:
+            break
+    return count
 
 
 def image_message(store: Any, rgb: np.ndarray, seconds: float, frame_id: str) -> Any:
@@ -240,6 +256,9 @@ def _field(store: Any, desc: tuple, value: Any) -> Any:
             raise ValueError(f'fields {sorted(inner)} do not match {detail}')
         return message
     sub, size = detail
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        # Checked before list(): a (3_000_000, 0) array would become 3 million arrays.
+        raise ValueError(f'a {value.ndim}-D array of shape {value.shape} vs a 1-D sequence')
     items = [None] * size if value is None and kind == Nodetype.ARRAY else list(value)
     if kind == Nodetype.ARRAY and len(items) != size:
         raise ValueError(f'array of {len(items)} vs {size}')

@@ -16,10 +16,12 @@ runs. Calls may come from several threads; writes are serialised.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 import dataclasses
 from datetime import datetime, timezone
+import functools
 import itertools
+import json
 import logging
 import os
 from pathlib import Path
@@ -27,11 +29,12 @@ import re
 import threading
 from typing import Any
 
-from pyrua_primitives.station import ArmBase, CameraFrame, JointState
+import numpy as np
+from pyrua_primitives.station import CameraFrame, JointState
 
 from . import convert, topics
 from .bag_writer import BagWriter, Entry
-from .driver_topics import DriverTopics
+from .budget import cut_text, RecordingBudget, summarised
 from .msg_types import load_project_types, ProjectTypes
 from .transcript import fingerprint, history_suffix, TranscriptWriter
 from ..accounting import CallRecord
@@ -39,6 +42,10 @@ from ..episode import EpisodeResult
 from ..llm.client import ChatReply
 from ..planners.base import Cell, TaskCard
 from ..runtime import CellResult
+from ..runtime.calls import recorded
+
+# Hook failures kept for the end record (each is also logged).
+_FAILURES_KEPT = 5
 
 _LOG = logging.getLogger(__name__)
 BAG_DIR = 'bag'
@@ -68,6 +75,29 @@ def default_run_dir(task: str, seed: int, layout: int, root: str | os.PathLike[s
     raise AssertionError('unreachable')
 
 
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a recording hook log and count its failure instead of raising into the episode."""
+
+    @functools.wraps(method)
+    def run(self: Recorder, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:  # whatever a hook cannot record must not end the episode
+            self._failed(method.__name__, exc)
+            return None
+
+    return run
+
+
+def _text(value: Any, limit: int) -> str:
+    """Return ``repr(value)`` cut to ``limit`` characters; a repr that fails is named."""
+    try:
+        text = repr(value)
+    except Exception as exc:  # includes RecursionError: a value is still a thing to record
+        return f'<{type(value).__name__} whose repr failed: {type(exc).__name__}>'
+    return cut_text(text, limit)
+
+
 def _camel(name: str) -> str:
     return ''.join(part.capitalize() for part in name.split('_'))
 
@@ -78,11 +108,17 @@ class Recorder:
 
     :param run_dir: the episode's directory; it must not exist or be empty.
     :param types: the type store; ``load_project_types()`` by default.
+    :param budget: the recording's limits (bag and transcript bytes, value and text sizes);
+        past them only summaries are written and the end record says so.
     :raises FileExistsError: when ``run_dir`` holds files already.
+
+    No hook raises into the episode: what one cannot record is logged, counted and named in
+    the end record (``recording``).
     """
 
     def __init__(self, run_dir: str | os.PathLike[str], *,
-                 types: ProjectTypes | None = None) -> None:
+                 types: ProjectTypes | None = None,
+                 budget: RecordingBudget | None = None) -> None:
         self.run_dir = Path(run_dir)
         if self.run_dir.exists() and any(self.run_dir.iterdir()):
             raise FileExistsError(f'run directory {self.run_dir} is not empty vs a fresh one '
@@ -90,8 +126,12 @@ class Recorder:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.types = types if types is not None else load_project_types()
         self.bag = BagWriter(self.run_dir / BAG_DIR, self.types)
-        self._driver = DriverTopics(self.types.store)  # what a ROS driver publishes
-        self.transcript = TranscriptWriter(self.run_dir)
+        self.budget = budget if budget is not None else RecordingBudget()
+        self.transcript = TranscriptWriter(self.run_dir,
+                                           budget_bytes=self.budget.transcript_bytes)
+        self.bag_truncated = False
+        self.failures: list[str] = []
+        self._failure_count = 0
         self._lock = threading.RLock()
         self._cells_done = 0
         self._llm_calls = 0
@@ -127,9 +167,41 @@ class Recorder:
         """
         return self._cells_done + 1 if self._started else 0
 
+    def _failed(self, hook: str, exc: BaseException) -> None:
+        with self._lock:
+            self._failure_count += 1
+            text = cut_text(f'{hook}: {type(exc).__name__}: {_text(exc, 300)}', 400)
+            if len(self.failures) < _FAILURES_KEPT:
+                self.failures.append(text)
+        _LOG.warning('recording: %s; this record is incomplete, the episode goes on', text)
+
+    def recording_state(self) -> dict[str, Any]:
+        """Return what the end record says about the recording: sizes, truncation, failures."""
+        return {'truncated': self.bag_truncated or self.transcript.truncated,
+                'bag_truncated': self.bag_truncated,
+                'transcript_truncated': self.transcript.truncated,
+                'bag_bytes': self.bag.bytes_written, 'bag_budget_bytes': self.budget.bag_bytes,
+                'transcript_bytes': self.transcript.bytes_written,
+                'transcript_budget_bytes': self.budget.transcript_bytes,
+                'failures': self._failure_count, 'first_failures': list(self.failures)}
+
     def _write(self, entries: Sequence[Entry]) -> None:
         with self._lock:
-            self.bag.write_group(entries)
+            if self.bag.bytes_written > self.budget.bag_bytes:
+                if not self.bag_truncated:
+                    _LOG.warning('recording: the bag holds %d bytes vs bag_bytes %d; from now '
+                                 'on only summaries are recorded (RecordingBudget)',
+                                 self.bag.bytes_written, self.budget.bag_bytes)
+                self.bag_truncated = True
+                entries = [_summary_entry(self.types.store, entry) for entry in entries
+                           if entry[1] == topics.STRING]
+            try:
+                self.bag.write_group(entries)
+            except Exception as exc:
+                # A typed twin the bag cannot serialize (a value out of its field's range):
+                # the JSON records of the group carry the data.
+                self._failed('bag', exc)
+                self.bag.write_group([entry for entry in entries if entry[1] == topics.STRING])
 
     def _json(self, topic: str, payload: Mapping[str, Any]) -> Entry:
         return (topic, topics.STRING, convert.json_message(self.types.store, payload))
@@ -163,6 +235,7 @@ class Recorder:
                                         topics.optical_frame(camera))
         return (topics.CELL_IMAGE, topics.IMAGE, message)
 
+    @_guarded
     def episode_started(self, config: Mapping[str, Any], card: TaskCard, *, seed: int,
                         layout: int, planner: str) -> None:
         """
@@ -189,6 +262,7 @@ class Recorder:
                      *self._episode_event('start', record), *entries])
         self._started = True
 
+    @_guarded
     def llm_call(self, record: CallRecord, request_messages: Sequence[Mapping[str, Any]],
                  reply: ChatReply | None = None) -> None:
         """
@@ -225,6 +299,7 @@ class Recorder:
                                 {'cell_index': self._cells_done, **record.to_dict()})
             self._write([self._json(topics.LLM_CALL, payload), *typed])
 
+    @_guarded
     def cell(self, cell: Cell, result: CellResult) -> None:
         """Record one finished cell; fits ``run_episode``'s ``on_cell`` hook."""
         with self._lock:
@@ -236,8 +311,12 @@ class Recorder:
                                'file': self.transcript.save_rgb(
                                    f'cell{index}_{image.index}_{image.camera}', image.pixels)})
                 entries.append(self._image(image.pixels, 0.0, image.camera))
-            calls = [{'name': c.name, 'args': convert.plain(c.args),
-                      'kwargs': convert.plain(c.kwargs), 'result_repr': c.result_repr,
+            limit = self.budget.value_bytes
+            calls = [{'name': c.name,
+                      'args': convert.plain(tuple(recorded(a, limit) for a in c.args)),
+                      'kwargs': convert.plain({k: recorded(v, limit)
+                                               for k, v in c.kwargs.items()}),
+                      'result_repr': cut_text(str(c.result_repr), self.budget.text_chars),
                       'started_s': c.started_s, 'duration_s': c.duration_s}
                      for c in result.calls]
             record = {'index': index, 'label': cell.label, 'code': cell.code,
@@ -254,13 +333,15 @@ class Recorder:
                             'offset': i.offset} for i in result.images],
                 'error': result.error or '', 'stopped_reason': result.stopped_reason or '',
                 'duration_s': result.duration_s, 'namespace_lost': result.namespace_lost,
-                'calls': [{'name': c.name, 'args': repr(c.args), 'kwargs': repr(c.kwargs),
+                'calls': [{'name': c.name, 'args': _text(c.args, self.budget.text_chars),
+                           'kwargs': _text(c.kwargs, self.budget.text_chars),
                            'result_repr': c.result_repr, 'started_s': c.started_s,
                            'duration_s': c.duration_s} for c in result.calls]})
             self._write([self._json(topics.CELL_CODE, code),
                          self._json(topics.CELL_OUTPUT, output), *typed, *entries])
             self._cells_done = max(self._cells_done, index)
 
+    @_guarded
     def frame(self, frame: CameraFrame) -> None:
         """Record one captured frame: metadata, rgb8 image, camera info and TF."""
         meta = {'cell': self.current_cell, 'camera': frame.camera, 'stamp_s': frame.stamp_s,
@@ -273,21 +354,28 @@ class Recorder:
         self._write([self._json(topics.camera_meta(frame.camera), meta),
                      *((topic, types[topic], message) for topic, message in messages.items())])
 
+    @_guarded
     def joint_state(self, state: JointState) -> None:
-        """Record one joint state sample of one arm (``/joint_states`` as a driver sends it)."""
+        """Record one joint state sample of one arm."""
         meta = {'cell': self.current_cell, 'arm': state.arm, 'stamp_s': state.stamp_s}
         self._write([self._json(topics.JOINT_STATES_META, meta),
-                     *self._driver.joint_states(state)])
-
-    def arm_bases(self, bases: Sequence[ArmBase], stamp_s: float) -> None:
-        """Record the arm bases as ``/tf_static`` (``world`` -> ``<arm>/base_link``)."""
-        self._write(self._driver.arm_bases(bases, stamp_s))
+                     (topics.JOINT_STATES, topics.JOINT_STATE,
+                      convert.joint_state_message(self.types.store, state))])
 
     def primitive_goal(self, name: str, args: tuple, kwargs: Mapping[str, Any]) -> int:
         """Record a primitive call's goal; returns its goal id for ``primitive_result``."""
         with self._lock:
             goal_id = next(self._goals)
             self._open_goals[goal_id] = name
+            self._goal(goal_id, name, args, kwargs)
+            return goal_id
+
+    @_guarded
+    def _goal(self, goal_id: int, name: str, args: tuple, kwargs: Mapping[str, Any]) -> None:
+        with self._lock:
+            limit = self.budget.value_bytes
+            args = tuple(recorded(value, limit) for value in args)
+            kwargs = {str(k): recorded(value, limit) for k, value in kwargs.items()}
             payload = {'cell': self.current_cell, 'goal_id': goal_id, 'name': name,
                        'args': convert.plain(args), 'kwargs': convert.plain(kwargs)}
             entries = [self._json(topics.PRIMITIVE_GOAL, payload)]
@@ -299,7 +387,6 @@ class Recorder:
                 if typed is not None:
                     entries.append((topics.primitive_goal(name), msgtype, typed))
             self._write(entries)
-            return goal_id
 
     def _result_type(self, result: Any) -> str | None:
         """Return the action result type whose fields equal ``result``'s dataclass fields."""
@@ -314,6 +401,7 @@ class Recorder:
                  if names == {n for n, _ in store.fielddefs[msgtype][1]}), None)
         return self._result_types[cls]
 
+    @_guarded
     def primitive_result(self, goal_id: int, result: Any, *, duration_s: float,
                          error: str | None = None) -> None:
         """Record the result of goal ``goal_id``: repr, structured fields, typed message."""
@@ -323,24 +411,30 @@ class Recorder:
                 _LOG.warning('result for goal id %d that primitive_goal never returned (or '
                              'already finished); recorded under name "?"', goal_id)
             payload = {'cell': self.current_cell, 'goal_id': goal_id, 'name': name,
-                       'result_repr': repr(result) if error is None else '',
+                       'result_repr': (_text(result, self.budget.text_chars)
+                                       if error is None else ''),
                        'result_type': type(result).__name__ if error is None else '',
-                       'fields': convert.plain(result) if error is None else None,
-                       'error': error, 'duration_s': duration_s}
+                       'fields': (recorded_fields(result, self.budget.value_bytes)
+                                  if error is None else None),
+                       'error': (cut_text(str(error), self.budget.text_chars)
+                                 if error is not None else None),
+                       'duration_s': duration_s}
             entries = [self._json(topics.PRIMITIVE_RESULT, payload)]
             msgtype = self._result_type(result) if error is None else None
             if msgtype is not None:
                 typed = convert.dataclass_message(self.types.store, msgtype, result)
                 if typed is None:
-                    _LOG.warning('%r does not convert to %s; only its JSON record is written',
-                                 result, msgtype)
+                    _LOG.warning('%s does not convert to %s; only its JSON record is written',
+                                 _text(result, 200), msgtype)
                 else:
                     entries.append((topics.primitive_result(name), msgtype, typed))
             self._write(entries)
 
+    @_guarded
     def episode_ended(self, result: EpisodeResult) -> None:
         """Record the end: end reason, success, score and the accounting totals."""
         record = {k: v for k, v in result.to_dict().items() if k not in ('cell_log',)}
+        record['recording'] = self.recording_state()
         self.transcript.write('end', record)
         self._write([self._json(topics.EPISODE, {'cell': result.cells, 'event': 'end',
                                                  **record}),
@@ -351,3 +445,24 @@ class Recorder:
         with self._lock:
             self.bag.close()
             self.transcript.close()
+
+
+def recorded_fields(result: Any, limit: int) -> Any:
+    """
+    Return a result's fields as JSON types, each one over ``limit`` bytes summarised.
+
+    Arrays keep ``convert.plain``'s summary by shape and dtype.
+    """
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return {f.name: recorded_fields(getattr(result, f.name), limit)
+                for f in dataclasses.fields(result)}
+    if isinstance(result, np.ndarray):
+        return convert.plain(result)
+    return convert.plain(recorded(result, limit))
+
+
+def _summary_entry(store: Any, entry: Entry) -> Entry:
+    """Return a JSON record with its long texts cut and long lists summarised."""
+    topic, msgtype, message = entry
+    record = summarised(json.loads(message.data))
+    return (topic, msgtype, convert.json_message(store, {**record, 'truncated': True}))

@@ -26,6 +26,7 @@ from typing import Any, IO
 import cv2
 import numpy as np
 
+from .budget import summarised
 from .convert import plain
 
 _LOG = logging.getLogger(__name__)
@@ -41,9 +42,13 @@ class TranscriptWriter:
     Append records to ``transcript.jsonl`` and images to ``images/`` in one run directory.
 
     :param run_dir: the episode's directory (created if needed).
+    :param budget_bytes: bytes of JSON lines this transcript may take whole; past it each
+        record is written with its long texts cut and long lists summarised, marked
+        ``"truncated": true`` (None: no limit).
     """
 
-    def __init__(self, run_dir: str | os.PathLike[str]) -> None:
+    def __init__(self, run_dir: str | os.PathLike[str], *,
+                 budget_bytes: int | None = None) -> None:
         self.run_dir = Path(run_dir)
         self.images_dir = self.run_dir / IMAGES_DIR
         self.images_dir.mkdir(parents=True, exist_ok=True)
@@ -52,6 +57,9 @@ class TranscriptWriter:
         self._lock = threading.Lock()
         self._saved: dict[str, str] = {}
         self.records = 0
+        self.budget_bytes = budget_bytes
+        self.bytes_written = 0
+        self.truncated = False
 
     def __repr__(self) -> str:
         return f'TranscriptWriter({str(self.path)!r}, {self.records} records)'
@@ -65,14 +73,23 @@ class TranscriptWriter:
         """
         if kind not in KINDS:
             raise ValueError(f'transcript record kind {kind!r} vs {KINDS}; use one of them')
-        line = json.dumps({'kind': kind, **plain(record)}, ensure_ascii=False, allow_nan=False)
+        values = plain(record)
+        line = json.dumps({'kind': kind, **values}, ensure_ascii=False, allow_nan=False)
         with self._lock:
             if self._file is None:
                 raise RuntimeError(f'transcript {self.path} is closed vs open; write before '
                                    'close()')
+            size = len(line.encode('utf-8', 'surrogatepass'))
+            if self.budget_bytes is not None and (
+                    self.truncated or self.bytes_written + size > self.budget_bytes):
+                self.truncated = True
+                line = json.dumps({'kind': kind, **summarised(values), 'truncated': True},
+                                  ensure_ascii=False, allow_nan=False)
+                size = len(line.encode('utf-8', 'surrogatepass'))
             self._file.write(line + '\n')
             self._file.flush()
             self.records += 1
+            self.bytes_written += size + 1
 
     def save_rgb(self, name: str, rgb: np.ndarray) -> str:
         """

@@ -13,6 +13,8 @@ import time
 from typing import Any, TYPE_CHECKING
 
 import numpy as np
+from pyrua_primitives.arguments import MAX_TEXT_CHARS
+from pyrua_primitives.errors import PrimitiveError
 
 from . import protocol, wire
 from .output import CappedText, terminal_safe
@@ -43,12 +45,19 @@ def short_repr(value: Any, limit: int = 120) -> str:
 
 
 def recorded(value: Any, limit: int) -> Any:
-    """Return ``value``, or a short summary string if it takes more than ``limit`` bytes."""
+    """
+    Return ``value``, or a short summary string if it takes more than ``limit`` bytes.
+
+    The size is estimated as the channel counts it, so a huge value costs at most ``limit``
+    bytes' worth of work; arrays are summarised by shape and dtype.
+    """
     try:
         wire.to_tree(value, limit)
         return value
-    except wire.WireError:
+    except wire.WireTooLarge:
         pass
+    except wire.WireError:  # not plain data (a host-side object): the recording reprs it
+        return value
     if isinstance(value, np.ndarray):
         what = f'array {"x".join(map(str, value.shape))} {value.dtype}'
     elif isinstance(value, (str, bytes, list, tuple, dict)):
@@ -56,6 +65,24 @@ def recorded(value: Any, limit: int) -> Any:
     else:
         what = type(value).__name__
     return f'<{what}: over {limit} bytes, not recorded>'
+
+
+def _message(error: BaseException, limit: int = 65536) -> str:
+    """Return ``str(error)`` for the cell, cut to ``limit`` characters; never raises."""
+    try:
+        text = str(error)
+    except Exception:  # an exception whose str() fails
+        return '<the message could not be formatted>'
+    return text if len(text) <= limit else f'{text[:limit]}... [{len(text) - limit} cut]'
+
+
+def _error_text(error: BaseException, limit: int = 500) -> str:
+    """Return ``Type: message`` of a primitive's error, made safe and cut to ``limit``."""
+    try:
+        text = terminal_safe(f'{type(error).__name__}: {error}')
+    except Exception:  # an exception whose str() fails
+        text = f'{type(error).__name__}: <the message could not be formatted>'
+    return text if len(text) <= limit else f'{text[:limit - 3]}...'
 
 
 def call_text(name: str, args: tuple, kwargs: dict) -> str:
@@ -261,9 +288,15 @@ def serve_call(cell: CellState, message: list) -> None:
                     f'images_per_cell {limits.images_per_cell}; show at most '
                     f'{limits.images_per_cell} images per cell (each one costs the model '
                     'tokens), e.g. only the views that changed')
+            if len(note) > MAX_TEXT_CHARS:
+                raise PrimitiveError(f'robo.show: note of {len(note)} characters vs at most '
+                                     f'{MAX_TEXT_CHARS}; write a short caption')
             goal_name, goal_args, goal_kwargs = 'image', (camera,), {}
+        check = runtime.argument_checks.get(goal_name)
+        if check is not None:
+            check.check(goal_args, goal_kwargs)
     except Exception as exc:
-        cell.reply(['reply', call_id, 'raise', type(exc).__name__, str(exc)])
+        cell.reply(['reply', call_id, 'raise', type(exc).__name__, _message(exc)])
         return
     if cell.stop_reason is None and name in runtime.acting and runtime.success_check:
         try:
@@ -308,7 +341,7 @@ def serve_call(cell: CellState, message: list) -> None:
             value = goal.result()
         except BaseException as exc:  # the primitive's failure goes to the cell
             error = exc
-    shown = (f'{type(error).__name__}: {error}' if error is not None
+    shown = (_error_text(error) if error is not None
              else short_repr(value) if goal.done() else 'abandoned: did not finish after cancel')
     limit = limits.recorded_arg_bytes
     cell.calls.append(PrimitiveCall(
@@ -320,7 +353,7 @@ def serve_call(cell: CellState, message: list) -> None:
     if cell.stop_reason is not None:
         _reply_stop(cell, call_id)
     elif error is not None:
-        cell.reply(['reply', call_id, 'raise', type(error).__name__, str(error)])
+        cell.reply(['reply', call_id, 'raise', type(error).__name__, _message(error)])
     elif name == 'show':
         _record_image(cell, call_id, camera, note, value)
     else:
@@ -384,7 +417,9 @@ def _record_image(cell: CellState, call_id: int, camera: str, note: str, pixels:
                     'the image primitive is broken'])
         return
     number = len(cell.images) + 1
-    caption = f' — {terminal_safe(note)}' if note else ''
+    # Escaped once here: the output, the transcript, the bag and the report all get this.
+    note = terminal_safe(note)
+    caption = f' — {note}' if note else ''
     if not cell.output.ends_with_newline():
         cell.output.write('\n')
     position = cell.output.write(f'[image {number}: {camera}{caption}]\n')

@@ -29,6 +29,7 @@ import threading
 import time
 import weakref
 
+from pyrua_primitives.arguments import SignatureCheck
 from pyrua_primitives.naming import unknown_name
 
 from . import protocol
@@ -90,6 +91,9 @@ class CellRuntime:
         self.has_image = 'image' in primitives
         self.transport = transport if transport is not None else InProcessTransport(primitives)
         self._specs = {name: primitive_spec(func) for name, func in primitives.items()}
+        # Every call's values are checked against these before they reach anything else.
+        self.argument_checks = {name: check for name, func in primitives.items()
+                                if (check := SignatureCheck.of(name, func)) is not None}
         self._lock = threading.Lock()
         self._run_lock = threading.Lock()
         self._active: CellState | None = None
@@ -175,7 +179,7 @@ class CellRuntime:
         why = ''
         try:
             while worker.wait_readable(0):
-                message = protocol.recv_worker(worker.sock, worker.limit_bytes)
+                message = worker.recv()
                 if message[0] != 'out':
                     why = (f"it sent a '{message[0]}' message between cells, where only output "
                            'may come (forged by cell code?)')
@@ -211,11 +215,16 @@ class CellRuntime:
                     pass
             if worker.sock in ready:
                 try:
-                    message = protocol.recv_worker(worker.sock, worker.limit_bytes)
+                    message = worker.recv(cell.message_deadline())
                 except (EOFError, ConnectionError):
                     self._worker_died(cell, killed=False)
                     return
-                except Exception as exc:  # a protocol error, a stalled message
+                except protocol.MessageStalled as exc:
+                    _LOG.error('cell worker stalled inside a message: %s', exc)
+                    self._worker_died(cell, killed=True,
+                                      why=f'it stalled inside a message: {exc}')
+                    return
+                except Exception as exc:  # a protocol error
                     _LOG.error('cell worker sent an unreadable message: %s', exc)
                     self._worker_died(cell, killed=True,
                                       why=f'it sent an unreadable message ({exc})')

@@ -93,7 +93,12 @@ class CappedText:
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that
 # make a terminal show text in another order than it is stored.
-_UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
+# Invisible characters too (zero-width spaces and joiners, direction marks, the BOM, the
+# soft hyphen, invisible operators, line and paragraph separators, and the tag characters
+# that can hide ASCII text): what the model, a transcript or a report shows is what it holds.
+_UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f'
+                     '\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff'
+                     '\U000e0000-\U000e007f]')
 
 
 def valid_unicode(text: str) -> str:
@@ -112,15 +117,18 @@ def _escape(match: re.Match) -> str:
     code = ord(match.group())
     if 0xD800 <= code <= 0xDFFF:
         return '\ufffd'
-    return f'\\x{code:02x}' if code < 0x100 else f'\\u{code:04x}'
+    if code < 0x100:
+        return f'\\x{code:02x}'
+    return f'\\u{code:04x}' if code < 0x10000 else f'\\U{code:08x}'
 
 
 def terminal_safe(text: str) -> str:
     """
     Return ``text`` safe to print, record as JSON and send to a model.
 
-    Control characters other than newline and tab (ANSI escape sequences start with one)
-    and bidirectional overrides are shown as escapes (ESC as backslash-x1b); lone
-    surrogates become U+FFFD.
+    Control characters other than newline and tab (ANSI escape sequences start with one),
+    bidirectional overrides and marks, and invisible characters (zero-width, tags) are
+    shown as escapes (ESC as backslash-x1b, U+200B as backslash-u200b); lone surrogates
+    become U+FFFD.
     """
     return _UNSAFE.sub(_escape, text)

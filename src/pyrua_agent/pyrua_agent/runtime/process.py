@@ -29,11 +29,11 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import weakref
 
-from . import protocol, sandbox, wire
+from . import protocol, sandbox, seccomp, wire
+from .cgroup import worker_cgroup, WorkerCgroup
 from .limits import WorkerLimits
 from ..errors import WorkerStartFailed
 
@@ -43,7 +43,9 @@ _ENDPOINT_PREFIXES = ('OPENAI_', 'ANTHROPIC_', 'AZURE_OPENAI', 'GEMINI_', 'GOOGL
                       'MISTRAL_', 'GROQ_', 'TOGETHER_', 'OPENROUTER_', 'LLM_', 'LITELLM_',
                       'HF_', 'HUGGING_FACE')
 START_TIMEOUT_S = 60.0
-# A started message must arrive whole within this time, or the worker is broken.
+# A started message must arrive whole within this time (all its bytes, however they are
+# spread out), or the worker is broken; a cell's timeout and the episode watchdog can only
+# shorten it (``calls.CellState.message_deadline``).
 MESSAGE_STALL_S = 5.0
 SOCKET_BUFFER_BYTES = 4 * 1024 * 1024
 # How long kill_tree waits for the killed processes to be gone.
@@ -173,32 +175,48 @@ class WorkerProcess:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER_BYTES)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER_BYTES)
         fd = child_sock.fileno()
+        passed, filter_fd = [fd], None
         if mode == 'bwrap':
+            filter_fd = seccomp.program_fd()
+            passed += [filter_fd] if filter_fd is not None else []
             argv = sandbox.bwrap_command(
                 [sandbox.python_executable(), '-m', 'pyrua_agent.runtime.worker', str(fd)],
-                scratch_dir, limits)
+                scratch_dir, limits, seccomp_fd=filter_fd)
             env, cwd = sandbox.sandbox_environment(), '/'
         else:
             argv = [sys.executable, '-m', 'pyrua_agent.runtime.worker', str(fd)]
             env, cwd = scrubbed_environment(os.environ), scratch_dir
-        self._stderr_file = tempfile.TemporaryFile()
+        # The worker's caps as a whole (processes, memory), also where the host is root.
+        self.cgroup = worker_cgroup(limits)
+        if self.cgroup is not None:
+            argv = self.cgroup.join_prefix() + argv
+        # Its stderr is a pipe the host reads while it starts and then closes: nothing the
+        # worker writes there later (e.g. through /proc/1/fd/2) lands in a host file.
+        self._stderr_r, stderr_w = os.pipe()
+        os.set_blocking(self._stderr_r, False)
         try:
             self._proc = _SPAWNER.submit(
-                subprocess.Popen, argv, env=env, cwd=cwd, pass_fds=(fd,),
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr_file,
+                subprocess.Popen, argv, env=env, cwd=cwd, pass_fds=tuple(passed),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr_w,
                 start_new_session=True).result()
         except BaseException:
-            self._stderr_file.close()
+            os.close(self._stderr_r)
             host_sock.close()
+            if self.cgroup is not None:
+                self.cgroup.remove()
             raise
         finally:
             child_sock.close()
+            os.close(stderr_w)
+            if filter_fd is not None:
+                os.close(filter_fd)
         host_sock.settimeout(MESSAGE_STALL_S)
         self.sock = host_sock
         self.pid = self._proc.pid
         self.pidfd = os.pidfd_open(self.pid) if hasattr(os, 'pidfd_open') else None
         # Reaps the worker and frees the handles even if the owner forgets close().
-        self._finalizer = weakref.finalize(self, _release, self._proc, self.sock, self.pidfd)
+        self._finalizer = weakref.finalize(self, _release, self._proc, self.sock, self.pidfd,
+                                           self.cgroup)
         self.limit_bytes = limits.arg_bytes + protocol.MESSAGE_OVERHEAD_BYTES
         try:
             settings = {'memory_mb': limits.memory_mb, 'file_size_mb': limits.file_size_mb,
@@ -208,7 +226,7 @@ class WorkerProcess:
                                       wire.to_tree(settings, 4096, 'the limits')])
             if not self.wait_readable(START_TIMEOUT_S):
                 raise EOFError(f'no answer within {START_TIMEOUT_S:.0f} s')
-            ready = protocol.recv_worker(self.sock, self.limit_bytes)
+            ready = self.recv()
             if ready[0] != 'ready':
                 raise protocol.ProtocolError(f'{ready[0]!r} instead of ready')
             self.worker_pid = self._find_worker(ready[1])
@@ -219,7 +237,8 @@ class WorkerProcess:
             raise WorkerStartFailed(
                 f'cell worker did not start ({exc}); its stderr:\n{tail}'
                 '\ncheck that `python -m pyrua_agent.runtime.worker` imports') from None
-        self._stderr_file.close()
+        os.close(self._stderr_r)
+        self._stderr_r = None
 
     def _find_worker(self, inner_pid: int) -> int:
         """Return the host pid of the Python worker (below bwrap's processes in bwrap mode)."""
@@ -235,6 +254,18 @@ class WorkerProcess:
             if nspid and nspid[-1] == str(inner_pid):
                 return pid
         raise protocol.ProtocolError(f'no process with pid {inner_pid} in the sandbox')
+
+    def recv(self, deadline: protocol.Deadline | None = None) -> list:
+        """
+        Read one message from the worker, whole within ``deadline``.
+
+        :param deadline: when it must be complete (default: ``MESSAGE_STALL_S`` from now).
+        :raises protocol.MessageStalled: when it is not.
+        """
+        if deadline is None:
+            deadline = stall_deadline()
+        return protocol.recv_worker(self.sock, self.limit_bytes, deadline,
+                                    self.limits.arg_bytes)
 
     def wait_readable(self, timeout_s: float) -> bool:
         """Return True once the worker has something to read (or the socket closed)."""
@@ -293,6 +324,8 @@ class WorkerProcess:
         if self._proc.returncode is None:
             # Not reaped yet (perhaps a zombie): the pid is still this worker's.
             kill_tree(self.pid)
+        if self.cgroup is not None:
+            self.cgroup.kill()  # what left the tree and the session is still in the group
         try:
             self._proc.wait(timeout=5.0)
         except subprocess.TimeoutExpired:
@@ -300,27 +333,42 @@ class WorkerProcess:
 
     def _stderr_tail(self, limit: int = 2000) -> str:
         """Return the end of what the process wrote to its real stderr while starting."""
-        self._stderr_file.seek(0, os.SEEK_END)
-        size = self._stderr_file.tell()
-        self._stderr_file.seek(max(0, size - limit))
-        return self._stderr_file.read().decode('utf-8', 'replace')
+        chunks = []
+        try:
+            while chunk := os.read(self._stderr_r, 65536):
+                chunks.append(chunk)
+        except (BlockingIOError, OSError):
+            pass
+        return b''.join(chunks)[-limit:].decode('utf-8', 'replace')
 
     def close(self) -> None:
         """Kill the worker's whole process tree and free the handles."""
         # No polite 'close' message: a worker that exits by itself first would leave the
         # processes its cells started to init instead of to this kill.
         self._finalizer()
-        self._stderr_file.close()
+        if self._stderr_r is not None:
+            os.close(self._stderr_r)
+            self._stderr_r = None
 
 
-def _release(proc: subprocess.Popen, sock: socket.socket, pidfd: int | None) -> None:
-    """Kill the worker's whole process tree, reap it, and close its handles."""
+def stall_deadline() -> protocol.Deadline:
+    """Return the deadline of a message that starts now: ``MESSAGE_STALL_S`` for all of it."""
+    at = time.monotonic() + MESSAGE_STALL_S
+    why = f'a message did not arrive whole within {MESSAGE_STALL_S:.1f} s'
+    return lambda: (at, why)
+
+
+def _release(proc: subprocess.Popen, sock: socket.socket, pidfd: int | None,
+             cgroup: WorkerCgroup | None) -> None:
+    """Kill the worker's whole process tree, reap it, close its handles, remove its group."""
     if proc.returncode is None:
         kill_tree(proc.pid)
     try:
         proc.wait(timeout=5.0)
     except subprocess.TimeoutExpired:
         _LOG.warning('cell worker %d did not exit 5 s after SIGKILL', proc.pid)
+    if cgroup is not None:
+        cgroup.remove()
     sock.close()
     if pidfd is not None:
         os.close(pidfd)

@@ -25,8 +25,10 @@ cell cannot match; every reply carries the ``call_id`` of the call it answers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import socket
 import struct
+import time
 from typing import Any
 
 from . import wire
@@ -39,10 +41,22 @@ OUT_CHUNK_CHARS = 65536
 # Room a message needs besides its arguments: a text chunk of OUT_CHUNK_CHARS characters
 # (up to 4 bytes each) and the fixed fields.
 MESSAGE_OVERHEAD_BYTES = 4 * OUT_CHUNK_CHARS + 4096
+# Bytes of a call message besides its arguments and output text: kind, call id, name, tags.
+CALL_FIELD_BYTES = 512
+
+
+# How often a reader with a deadline looks at it again while the peer sends nothing.
+DEADLINE_POLL_S = 0.1
+Deadline = Callable[[], tuple[float, str]]
+"""Returns when the message being read must be complete (``time.monotonic``) and why."""
 
 
 class ProtocolError(Exception):
     """The peer sent bytes that are not a valid message of the protocol."""
+
+
+class MessageStalled(ProtocolError):
+    """A message did not arrive whole before its deadline (the peer sent too slowly)."""
 
 
 # Field types of each message the worker may send, after its kind ('tree': any wire tree).
@@ -67,11 +81,14 @@ def send(sock: socket.socket, message: list, buffers: list[memoryview] = ()) -> 
         sock.sendall(buffer)
 
 
-def recv_buffers(sock: socket.socket, sizes: Any, limit: int) -> list[bytearray]:
+def recv_buffers(sock: socket.socket, sizes: Any, limit: int,
+                 deadline: Deadline | None = None) -> list[bytearray]:
     """
     Receive the raw buffers a message announced, checking their sizes first.
 
+    :param deadline: when they must have arrived (the message's deadline); None: no limit.
     :raises ProtocolError: for sizes that are not a short list of integers within ``limit``.
+    :raises MessageStalled: when they are not all there by ``deadline``.
     """
     if (type(sizes) is not list or len(sizes) > MAX_BUFFERS
             or not all(type(n) is int and n >= 0 for n in sizes)):
@@ -79,15 +96,29 @@ def recv_buffers(sock: socket.socket, sizes: Any, limit: int) -> list[bytearray]
                             f'non-negative integers, not {short(sizes)}')
     if sum(sizes) > limit:
         raise ProtocolError(f'buffers of {sum(sizes)} bytes vs the limit of {limit} bytes')
-    return [_recv_exactly(sock, n) if n else bytearray() for n in sizes]
+    return [_recv_exactly(sock, n, deadline) if n else bytearray() for n in sizes]
 
 
-def _recv_exactly(sock: socket.socket, size: int) -> bytearray:
+def _recv_exactly(sock: socket.socket, size: int,
+                  deadline: Deadline | None = None) -> bytearray:
     data = bytearray(size)
     view = memoryview(data)
     got = 0
     while got < size:
-        n = sock.recv_into(view[got:])
+        if deadline is not None:
+            # One deadline for the whole message, however slowly its bytes come.
+            at, why = deadline()
+            left = at - time.monotonic()
+            if left <= 0:
+                raise MessageStalled(f'{why} ({got} of {size} bytes of a message part had '
+                                     'arrived)')
+            sock.settimeout(min(left, DEADLINE_POLL_S))
+            try:
+                n = sock.recv_into(view[got:])
+            except TimeoutError:
+                continue
+        else:
+            n = sock.recv_into(view[got:])
         if n == 0:
             raise EOFError('the connection closed inside a message' if got or size == 4
                            else 'the connection closed')
@@ -95,43 +126,79 @@ def _recv_exactly(sock: socket.socket, size: int) -> bytearray:
     return data
 
 
-def recv(sock: socket.socket, limit: int) -> Any:
+def recv(sock: socket.socket, limit: int, deadline: Deadline | None = None) -> Any:
     """
     Receive one message of at most ``limit`` bytes and return its msgpack value.
 
+    :param deadline: when the message must be complete, counted from its first byte
+        (None: the socket's own timeout per read). The socket's timeout is restored after.
     :raises EOFError: if the peer closed the connection.
     :raises ProtocolError: for a length over ``limit`` or bytes that are not msgpack.
+    :raises MessageStalled: when the message is not whole by ``deadline``.
     """
+    timeout = sock.gettimeout()
     try:
-        head = _recv_exactly(sock, HEADER.size)
+        return _recv(sock, limit, deadline)
+    finally:
+        if deadline is not None:
+            sock.settimeout(timeout)
+
+
+def _recv(sock: socket.socket, limit: int, deadline: Deadline | None) -> Any:
+    return _recv_sized(sock, limit, deadline)[0]
+
+
+def _recv_sized(sock: socket.socket, limit: int, deadline: Deadline | None) -> tuple[Any, int]:
+    try:
+        head = _recv_exactly(sock, HEADER.size, deadline)
     except EOFError:
         raise EOFError('the connection closed') from None
     (size,) = HEADER.unpack(head)
     if size > limit:
         raise ProtocolError(f'a message of {size} bytes vs the limit of {limit} bytes')
     try:
-        return wire.unpack(_recv_exactly(sock, size))
+        return wire.unpack(_recv_exactly(sock, size, deadline)), size
     except wire.WireError as exc:
         raise ProtocolError(str(exc)) from None
 
 
-def recv_worker(sock: socket.socket, limit: int) -> list:
+def recv_worker(sock: socket.socket, limit: int, deadline: Deadline | None = None,
+                arg_bytes: int | None = None) -> list:
     """
     Receive one message from the worker, checked against the message shapes above.
 
+    :param deadline: when the message and its raw buffers must be complete.
+    :param arg_bytes: the most bytes the arguments of one call may take (its frame without
+        the output text it carries, plus its raw buffers; ``WorkerLimits.arg_bytes``).
     :raises ProtocolError: for anything the worker does not send.
+    :raises MessageStalled: when it is not whole by ``deadline``.
     :raises EOFError: if the worker closed the connection.
     """
-    message = recv(sock, limit)
-    fields = (_WORKER_MESSAGES.get(message[0]) if type(message) is list and message
-              and type(message[0]) is str else None)
-    if (fields is None or len(message) != len(fields) + 1
-            or not all(t == 'tree' or (type(v) is not bool or t is bool) and isinstance(v, t)
-                       for v, t in zip(message[1:], fields, strict=True))):
-        raise ProtocolError(f'unexpected message from the worker: {short(message)}')
-    if message[0] == 'call':
-        message[6] = recv_buffers(sock, message[6], limit)
-    return message
+    timeout = sock.gettimeout()
+    try:
+        message, size = _recv_sized(sock, limit, deadline)
+        fields = (_WORKER_MESSAGES.get(message[0]) if type(message) is list and message
+                  and type(message[0]) is str else None)
+        if (fields is None or len(message) != len(fields) + 1
+                or not all(t == 'tree' or (type(v) is not bool or t is bool) and isinstance(v, t)
+                           for v, t in zip(message[1:], fields, strict=True))):
+            raise ProtocolError(f'unexpected message from the worker: {short(message)}')
+        if message[0] == 'call':
+            if arg_bytes is not None:
+                limit = arg_bytes + CALL_FIELD_BYTES
+                text = len(message[5].encode('utf-8', 'surrogatepass'))
+                sizes = message[6] if type(message[6]) is list else []
+                taken = size - text + sum(n for n in sizes if type(n) is int)
+                if taken > limit:
+                    raise ProtocolError(f'a call of {taken} bytes of arguments vs the limit of '
+                                        f'{limit} bytes (WorkerLimits.arg_bytes + '
+                                        f'{CALL_FIELD_BYTES} for the call itself)')
+                limit -= size - text
+            message[6] = recv_buffers(sock, message[6], limit, deadline)
+        return message
+    finally:
+        if deadline is not None:
+            sock.settimeout(timeout)
 
 
 def short(value: Any) -> str:

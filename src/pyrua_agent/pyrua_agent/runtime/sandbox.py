@@ -115,7 +115,8 @@ def _read_only_view() -> tuple[str, ...]:
         args += ['--ro-bind', stdlib, stdlib]
     for hidden in ('site-packages', 'dist-packages'):
         if os.path.isdir(os.path.join(stdlib, hidden)):
-            args += ['--tmpfs', os.path.join(stdlib, hidden)]
+            path = os.path.join(stdlib, hidden)
+            args += ['--size', '4096', '--tmpfs', path, '--remount-ro', path]
     for dist in _distribution_closure():
         for top, path in sorted(_distribution_paths(dist).items()):
             if top != 'pyrua_agent':
@@ -134,22 +135,44 @@ def sandbox_environment() -> dict[str, str]:
 
 
 def bwrap_command(worker_argv: list[str], scratch_dir: str, limits: WorkerLimits,
-                  bwrap: str = 'bwrap') -> list[str]:
+                  bwrap: str = 'bwrap', seccomp_fd: int | None = None) -> list[str]:
     """
     Return the command that runs ``worker_argv`` inside the sandbox.
 
     :param worker_argv: the worker's own command (interpreter first).
     :param scratch_dir: the worker's working directory: a private tmpfs at this path.
-    :param limits: ``scratch_mb`` sizes the scratch tmpfs.
+    :param limits: ``scratch_mb`` sizes the scratch tmpfs, ``tmp_mb`` ``/tmp`` and
+        ``/dev/shm``; everything else (``/``, ``/dev``) is read-only.
+    :param seccomp_fd: a descriptor holding the seccomp BPF program (``seccomp.py``).
     """
-    size = str(limits.scratch_mb * 1024 * 1024)
+    mib = 1024 * 1024
+    scratch, tmp = str(limits.scratch_mb * mib), str(limits.tmp_mb * mib)
+    userns = ['--disable-userns'] if _bwrap_supports(bwrap, '--disable-userns') else []
+    seccomp = ['--seccomp', str(seccomp_fd)] if seccomp_fd is not None else []
     return [bwrap, '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc',
-            '--unshare-uts', '--unshare-cgroup-try', '--uid', str(SANDBOX_UID),
+            '--unshare-uts', '--unshare-cgroup-try', *userns, '--uid', str(SANDBOX_UID),
             '--gid', str(SANDBOX_UID), '--hostname', 'pyrua-cell', '--cap-drop', 'ALL',
-            '--die-with-parent', '--new-session', *_read_only_view(),
-            '--proc', '/proc', '--dev', '/dev', '--size', size, '--tmpfs', '/tmp',
-            '--size', size, '--tmpfs', scratch_dir, '--chdir', scratch_dir,
-            '--', *worker_argv]
+            '--die-with-parent', '--new-session', *seccomp, *_read_only_view(),
+            '--proc', '/proc', *_PROC_MASKS, '--dev', '/dev',
+            '--size', tmp, '--tmpfs', '/dev/shm', '--remount-ro', '/dev',
+            '--size', tmp, '--tmpfs', '/tmp', '--size', scratch, '--tmpfs', scratch_dir,
+            '--remount-ro', '/', '--chdir', scratch_dir, '--', *worker_argv]
+
+
+# The sandbox's init (pid 1) holds --die-with-parent for the whole namespace: its memory
+# is not writable from inside (ptrace is refused by the seccomp filter).
+_PROC_MASKS = ('--ro-bind', '/dev/null', '/proc/1/mem',
+               '--ro-bind', '/dev/null', '/proc/1/task/1/mem')
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_supports(bwrap: str, option: str) -> bool:
+    """Return True if this bubblewrap's help lists ``option`` (0.8 added --disable-userns)."""
+    try:
+        done = subprocess.run([bwrap, '--help'], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option.encode() in done.stdout + done.stderr
 
 
 def bwrap_problem() -> str | None:

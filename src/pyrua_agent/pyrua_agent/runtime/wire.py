@@ -38,6 +38,10 @@ class WireError(ValueError):
     """A value that cannot cross the channel, or bytes that are not a valid message."""
 
 
+class WireTooLarge(WireError):
+    """A value that would take more bytes on the wire than its limit."""
+
+
 @functools.lru_cache(maxsize=1)
 def result_types() -> dict[str, type]:
     """
@@ -94,8 +98,8 @@ class _Budget:
     def take(self, size: int) -> None:
         self.left -= size
         if self.left < 0:
-            raise WireError(f'{self.what} take more than {self.limit} bytes; pass less data '
-                            '(e.g. a few numbers, not a whole array or image)')
+            raise WireTooLarge(f'{self.what} take more than {self.limit} bytes; pass less '
+                               'data (e.g. a few numbers, not a whole array or image)')
 
 
 def to_tree(value: Any, limit: int, what: str = 'the arguments',
@@ -124,8 +128,14 @@ def _encode(value: Any, depth: int, budget: _Budget) -> Any:
             raise WireError(f'the integer {value:.3e} does not fit in 64 bits; pass a float')
         budget.take(_ITEM_BYTES)
         return value
-    if kind is str or kind is bytes:
+    if kind is bytes or kind is str and value.isascii():
         budget.take(len(value) + _ITEM_BYTES)
+        return value
+    if kind is str:
+        # What it takes on the wire: UTF-8, at least a byte a character (checked first,
+        # so a huge text is refused before it is encoded).
+        budget.take(len(value) + _ITEM_BYTES)
+        budget.take(len(value.encode('utf-8', 'surrogatepass')) - len(value))
         return value
     if depth >= MAX_DEPTH:
         raise WireError(f'a value nested deeper than {MAX_DEPTH} levels (or one that contains '

@@ -31,6 +31,7 @@ import time
 import traceback
 
 import numpy as np
+from pyrua_primitives.errors import PrimitiveError
 
 from . import protocol, wire
 from . import robo as robo_module
@@ -183,6 +184,8 @@ class _Channel:
 
 
 def _rebuild_error(type_name: str, message: str) -> Exception:
+    if type_name == 'PrimitiveError':  # a call the host refused before it ran
+        return PrimitiveError(message)
     builtin = getattr(builtins, type_name, None)
     if isinstance(builtin, type) and issubclass(builtin, Exception):
         try:
