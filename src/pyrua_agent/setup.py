@@ -27,6 +27,9 @@ setup(
         'pyyaml>=6',
         # The cell worker channel: plain data only (runtime/wire.py).
         'msgpack>=1.0',
+        # The sandbox's seccomp filter (runtime/seccomp.py): ctypes bindings to the system's
+        # libseccomp2 (Debian/Ubuntu: apt-get install libseccomp2).
+        'pyseccomp>=0.1.2,<0.2',
         'tqdm>=4.60',
         # Episode bags (rosbag2 MCAP) without a ROS install; recording.bag_writer relies on
         # the 0.11 MCAP storage internals to flush per message group (kill -9 test).

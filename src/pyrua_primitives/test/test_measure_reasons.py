@@ -53,3 +53,12 @@ def test_a_block_in_a_bowl_of_its_colour_is_said_to_merge_with_it():
         assert gone.reason.endswith('; a blue block inside a bowl of its colour merges with '
                                     'the bowl')
         assert lib.measure('blue bowl').found
+
+
+def test_a_yellow_bowl_is_not_an_orange_bowl():
+    with load_twin('handover', 555, 17) as twin:  # one yellow bowl, one orange block
+        lib = PrimitiveLibrary(twin.station)
+        assert lib.locate_all('orange bowl') == []
+        (bowl,) = lib.locate_all('bowl')
+        assert bowl.colour == 'yellow'
+        assert [b.colour for b in lib.locate_all('block')] == ['orange']

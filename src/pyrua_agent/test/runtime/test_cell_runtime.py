@@ -156,7 +156,13 @@ def test_cancel_interrupts_a_pure_python_cell_and_keeps_the_namespace(make_runti
     rt = make_runtime()
     rt.run_cell('kept = 7')
     thread, box = _run_in_thread(rt, "print('spinning', flush=True)\nwhile True:\n    pass")
-    time.sleep(0.5)
+    # Waits until the host has the cell's first line: the loop is running then.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        cell = rt._active
+        if cell is not None and 'spinning' in cell.output.render():
+            break
+        time.sleep(0.01)
     rt.cancel()
     thread.join(10)
     result = box['result']

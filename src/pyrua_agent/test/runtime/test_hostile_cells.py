@@ -156,7 +156,10 @@ def test_threads_left_running_are_reported_and_cannot_call_robo(make_runtime):
         '    try:\n        robo.noop()\n    except RuntimeError as e:\n'
         '        errors.append(str(e))\n    while True:\n        time.sleep(0.01)\n'
         "threading.Thread(target=spin, name='spinner', daemon=False).start()\n"
-        'time.sleep(0.2)\nprint(errors)')
+        # Polled, not slept on: on a busy machine the thread may start late.
+        'deadline = time.monotonic() + 20\n'
+        'while not errors and time.monotonic() < deadline:\n    time.sleep(0.01)\n'
+        'print(errors)')
     assert result.ok
     assert 'call robo only from the cell itself' in result.output
     assert 'note: 1 thread(s) started by this cell still run (spinner)' in result.output
@@ -168,9 +171,14 @@ def test_threads_printing_after_their_cell_do_not_break_later_cells(make_runtime
     rt.run_cell('import threading, time\ndef chatter():\n    while True:\n'
                 "        print('chatter')\n        time.sleep(0.001)\n"
                 'threading.Thread(target=chatter, daemon=True).start()')
-    time.sleep(0.3)
-    later = rt.run_cell("print('mine')")
-    assert later.ok and 'mine' in later.output and 'chatter' in later.output
+    # Later cells run (and carry the chatter) however the thread is scheduled; polled.
+    deadline = time.monotonic() + 20
+    while True:
+        later = rt.run_cell("print('mine')")
+        assert later.ok and 'mine' in later.output
+        if 'chatter' in later.output or time.monotonic() > deadline:
+            break
+    assert 'chatter' in later.output
     _usable(rt)
 
 

@@ -33,6 +33,12 @@ _SPECULAR = np.linspace(0.0, 0.45, 10)
 _NEUTRAL_TINTS = ((1.0, 1.0, 1.0), (1.0, 0.93, 0.82), (1.0, 0.88, 0.62), (0.9, 0.95, 1.0))
 """Greys, beige and wood tables, cool whites: what a low-saturation surface looks like."""
 _LEVELS = 32
+MIN_YELLOW_GREEN_RED = 0.85
+"""A pixel whose green is at least this fraction of its red is yellow, never orange.
+
+Near (255, 255, 60) a clipped yellow highlight and an orange face with much specular white
+are equally near their models; on the twin orange pixels keep G/R <= 0.77 (99th percentile
+over head and wrist views) and yellow ones G/R >= 0.89, so the ratio decides."""
 
 
 def _shading_models() -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +83,8 @@ def colour_labels(rgb: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     Each colour is modelled as it renders: the base RGB times a light gain (0.12 to 1.8,
     clipped at 1) plus a white specular part; a pixel takes the label of the nearest model.
     Clipping matters: a brightly lit orange face renders near (255, 193, 42), whose hue is
-    closer to yellow's than to orange's.
+    closer to yellow's than to orange's; a clipped yellow highlight near (255, 255, 60) is as
+    near orange's model as yellow's, so green >= ``MIN_YELLOW_GREEN_RED`` x red is yellow.
 
     :param rgb: H x W x 3 uint8 image.
     :returns: (H x W int8 labels, the colour names in label order).
@@ -89,7 +96,11 @@ def colour_labels(rgb: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)
     vivid = (hsv[..., 1] >= MIN_SATURATION * 255) & (hsv[..., 2] >= MIN_VALUE * 255)
     labels[~vivid] = -1
-    return labels, tuple(sorted(COLOURS))
+    names = tuple(sorted(COLOURS))
+    red, green = rgb[..., 0].astype(np.float32), rgb[..., 1].astype(np.float32)
+    yellowish = (labels == names.index('orange')) & (green >= MIN_YELLOW_GREEN_RED * red)
+    labels[yellowish] = names.index('yellow')
+    return labels, names
 
 
 def _components(mask: np.ndarray) -> list[np.ndarray]:

@@ -29,6 +29,17 @@ def test_colour_labels_name_pixels_and_ignore_unsaturated_table(picture):
     assert labels[5, 5] == -1
 
 
+def test_a_clipped_yellow_highlight_is_yellow_and_an_orange_face_stays_orange():
+    # Seed 555 layout 10-19 handover 17: a yellow bowl's lit rim (255, 255, 60) was labelled
+    # orange, so locate_all('orange bowl') found the yellow bowl (issue 24).
+    img = np.full((4, 3, 3), (184, 173, 153), np.uint8)
+    img[0] = [(255, 255, 60), (255, 250, 48), (252, 244, 90)]  # clipped yellow highlights
+    img[1] = [(196, 102, 10), (255, 193, 42), (250, 190, 100)]  # orange faces, lit, specular
+    labels, names = colour_labels(img)
+    assert [names[k] for k in labels[0]] == ['yellow'] * 3
+    assert [names[k] for k in labels[1]] == ['orange'] * 3
+
+
 def test_color_segmenter_returns_each_red_component(picture):
     dets = make_segmenter('color').segment(_frame(picture), parse_query('red block'))
     assert [d.pixels for d in dets] == [400, 400]
