@@ -30,11 +30,12 @@ import threading
 from typing import Any
 
 import numpy as np
-from pyrua_primitives.station import CameraFrame, JointState
+from pyrua_primitives.station import ArmBase, CameraFrame, JointState
 
 from . import convert, topics
 from .bag_writer import BagWriter, Entry
 from .budget import cut_text, RecordingBudget, summarised
+from .driver_topics import DriverTopics
 from .msg_types import load_project_types, ProjectTypes
 from .transcript import fingerprint, history_suffix, TranscriptWriter
 from ..accounting import CallRecord
@@ -126,6 +127,7 @@ class Recorder:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.types = types if types is not None else load_project_types()
         self.bag = BagWriter(self.run_dir / BAG_DIR, self.types)
+        self._driver = DriverTopics(self.types.store)  # what a ROS driver publishes
         self.budget = budget if budget is not None else RecordingBudget()
         self.transcript = TranscriptWriter(self.run_dir,
                                            budget_bytes=self.budget.transcript_bytes)
@@ -356,11 +358,14 @@ class Recorder:
 
     @_guarded
     def joint_state(self, state: JointState) -> None:
-        """Record one joint state sample of one arm."""
+        """Record one joint state sample of one arm (``/joint_states`` as a driver sends it)."""
         meta = {'cell': self.current_cell, 'arm': state.arm, 'stamp_s': state.stamp_s}
         self._write([self._json(topics.JOINT_STATES_META, meta),
-                     (topics.JOINT_STATES, topics.JOINT_STATE,
-                      convert.joint_state_message(self.types.store, state))])
+                     *self._driver.joint_states(state)])
+
+    def arm_bases(self, bases: Sequence[ArmBase], stamp_s: float) -> None:
+        """Record the arm bases as ``/tf_static`` (``world`` -> ``<arm>/base_link``)."""
+        self._write(self._driver.arm_bases(bases, stamp_s))
 
     def primitive_goal(self, name: str, args: tuple, kwargs: Mapping[str, Any]) -> int:
         """Record a primitive call's goal; returns its goal id for ``primitive_result``."""
