@@ -1,7 +1,8 @@
 """
 A LIBERO episode the way a user runs it, judged by the benchmark's own success check.
 
-``pyrua run --task libero_spatial/0 --perception oracle`` with the bundled program, recorded.
+``pyrua run --task libero_spatial/0 --perception oracle`` with the bundled program, recorded;
+and ``--perception rgbd`` (not privileged) on libero_object/0.
 
 Needs the LIBERO extra (CI runs it in ``.venv-libero``); skipped elsewhere.
 """
@@ -35,6 +36,19 @@ def test_a_libero_task_runs_its_reference_program_to_the_benchmarks_success(tmp_
     (run_dir,) = (tmp_path / 'runs').iterdir()
     assert (run_dir / 'bag' / 'metadata.yaml').is_file()
     assert '"segmenter": "oracle"' in (run_dir / 'transcript.jsonl').read_text()
+
+
+def test_a_libero_task_is_solved_without_privileged_information(tmp_path, capsys):
+    out = tmp_path / 'episode.json'
+    status = main(['run', '--task', 'libero_object/0', '--layout', '0', '--perception',
+                   'rgbd', '--json', str(out), '--record', str(tmp_path / 'runs')])
+    assert status == 0
+    record = json.loads(out.read_text())
+    assert record['success'] is True and record['perception'] == 'rgbd'
+    printed = capsys.readouterr().out
+    assert "note='perception: rgbd" in printed and "note='perception: oracle" not in printed
+    (run_dir,) = (tmp_path / 'runs').iterdir()
+    assert '"segmenter": "rgbd"' in (run_dir / 'transcript.jsonl').read_text()
 
 
 def test_the_programs_refuse_to_guess_without_the_oracle(tmp_path, capsys):
