@@ -10,8 +10,12 @@ divergence. Example::
     ros2 launch pyrua_bringup replay.launch.py bag:=runs/<episode>/bag
         transcript:=runs/<episode>/transcript.jsonl
 
-The camera frames, joint states and TF come from the bag (played with ``--clock``; the
-nodes follow it). Motion goals find no controller and report so.
+The camera frames, joint states and TF come from the bag, recorded as a driver publishes
+them (``/joint_states`` of both arms, ``/tf_static``, ``/clock``; the nodes follow its
+clock). The bag starts paused; the agent node resumes it once the primitives node's and
+its own station subscribe to every camera (``station.frame_queue``: each recorded frame is
+kept and taken in order), so no frame is lost. Motion goals find no controller and report
+so: a replay reproduces what the cells sensed (frames, joint states, locate), not motion.
 """
 
 from launch import LaunchDescription
@@ -49,7 +53,10 @@ def generate_launch_description() -> LaunchDescription:
     declare_record_dir_cmd = DeclareLaunchArgument(
         'record_dir', default_value='', description='Record the replay too; empty keeps the YAML')
 
-    play_cmd = ExecuteProcess(cmd=['ros2', 'bag', 'play', bag, '--clock', '--rate', rate],
+    # Paused until the agent node sees every subscriber (player_resume_service): a played
+    # frame nobody subscribes to yet is lost.
+    play_cmd = ExecuteProcess(cmd=['ros2', 'bag', 'play', bag, '--clock', '--rate', rate,
+                                   '--start-paused'],
                               output='screen')
     nodes_cmd = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([bringup, 'launch',

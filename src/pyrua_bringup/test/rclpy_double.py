@@ -40,7 +40,7 @@ MODULES = ('rclpy', 'rclpy.node', 'rclpy.executors', 'rclpy.callback_groups', 'r
 MESSAGE_PACKAGES = ('sensor_msgs', 'geometry_msgs', 'std_msgs', 'builtin_interfaces',
                     'rosgraph_msgs', 'tf2_msgs', 'control_msgs', 'gazebo_msgs', 'pyrua_msgs',
                     'trajectory_msgs', 'rcl_interfaces', 'type_description_interfaces',
-                    'action_msgs')
+                    'action_msgs', 'rosbag2_interfaces')
 PARAMETER_SERVICES = ('describe_parameters', 'get_parameter_types', 'get_parameters',
                       'list_parameters', 'set_parameters', 'set_parameters_atomically')
 """rclpy ``parameter_service.py`` (Jazzy): the services ``ParameterService`` creates."""
@@ -436,6 +436,15 @@ class Node:
         timer = Timer(period_s, callback, callback_group)
         self._timers.append(timer)
         return timer
+
+    def count_subscribers(self, topic: str) -> int:
+        return len(GRAPH.subscriptions(_resolve(self, topic)))
+
+    def destroy_client(self, client: Client) -> bool:
+        if client in self._clients:
+            self._clients.remove(client)
+            return True
+        return False
 
     def add_waitable(self, waitable: Any) -> None:
         self.__waitables.append(waitable)

@@ -24,6 +24,7 @@ from pyrua_primitives.ros.names import RESET_TASK, TASK_STATUS
 from pyrua_primitives.ros.params import config_from_node
 from pyrua_primitives.ros.rclpy_version import require_supported_rclpy
 from pyrua_primitives.ros.ros_station import RosStation
+from pyrua_primitives.station import CAMERAS
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
@@ -32,6 +33,7 @@ from rclpy.node import Node
 from .action_transport import ActionTransport
 from .config import AgentNodeConfig, episode_spec
 from .episode_run import run_node_episode
+from .player_gate import resume_when_subscribed
 from ..episode import EpisodeResult
 from ..world import open_station
 
@@ -108,12 +110,22 @@ class AgentNode(Node):
         """
         opener = functools.partial(open_station, station=self._station,
                                    evaluator=self._evaluator, transport=self._transport)
+        if self.config.player_resume_service:
+            opener = functools.partial(self._after_player_resumed, opener)
         result = run_node_episode(episode_spec(self.config), opener)
         if result.end_reason == 'infra_error':
             self.get_logger().error(f'{result!r}: {result.end_detail}')
         if result.run_dir is not None:
             self.get_logger().info(f'episode recorded in {result.run_dir}')
         return result
+
+    def _after_player_resumed(self, opener: Any, spec: Any, observer: Any) -> Any:
+        """Resume the replay's paused bag once its subscribers exist, then open the world."""
+        station = self.config.station
+        resume_when_subscribed(self, self.config.player_resume_service,
+                               [station.image_topic.format(camera=c) for c in CAMERAS],
+                               self.config.player_subscribers, self.config.server_timeout_s)
+        return opener(spec, observer)
 
     def destroy(self) -> None:
         """Release the station's clients and destroy the node."""

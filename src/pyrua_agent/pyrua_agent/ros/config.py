@@ -44,6 +44,10 @@ class AgentNodeConfig:
     :param card_cameras: cameras whose first images go on the task card.
     :param server_timeout_s: how long to wait for the primitives node's action servers.
     :param executor_threads: MultiThreadedExecutor threads.
+    :param player_resume_service: a bag replay's player ``resume`` service
+        (``/rosbag2_player/resume``); the agent calls it once every camera topic has
+        ``player_subscribers`` subscribers, before the world opens. '' (live): none.
+    :param player_subscribers: subscribers each camera topic needs before the bag plays.
     """
 
     task: str = 'pick_place'
@@ -65,6 +69,8 @@ class AgentNodeConfig:
     card_cameras: tuple[str, ...] = CAMERAS
     server_timeout_s: float = 10.0
     executor_threads: int = 6
+    player_resume_service: str = ''
+    player_subscribers: int = 2
 
     def __post_init__(self) -> None:
         if self.planner not in PLANNERS:
