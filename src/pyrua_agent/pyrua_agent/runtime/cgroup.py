@@ -69,6 +69,8 @@ class WorkerCgroup:
 
     def kill(self) -> None:
         """SIGKILL every process in the group, repeating until it is empty (or 2 s pass)."""
+        if not self.paths:
+            return
         path = self.paths[0]
         if self.version == 2 and os.path.exists(os.path.join(path, 'cgroup.kill')):
             _write(os.path.join(path, 'cgroup.kill'), '1')
@@ -215,7 +217,8 @@ def _v1(limits: WorkerLimits, name: str) -> tuple[WorkerCgroup | None, str]:
                 _write(os.path.join(path, 'memory.limit_in_bytes'),
                        str(limits.sandbox_memory_mb << 20))
     except OSError as exc:
-        WorkerCgroup(tuple(made), 1).remove()
+        if made:
+            WorkerCgroup(tuple(made), 1).remove()
         return None, f'cannot create cgroup v1 groups ({exc.strerror})'
     return WorkerCgroup(tuple(made), 1), ''
 
