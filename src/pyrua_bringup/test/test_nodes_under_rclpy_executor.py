@@ -190,3 +190,49 @@ def test_sim_node_tf_and_clock_never_go_back_across_reset_task(ros, sim_graph):
         spinner.shutdown()
         thread.join(5.0)
         listener.destroy_node()
+
+
+def test_what_the_primitives_node_reads_reaches_the_agent_nodes_recording(ros, tmp_path):
+    import numpy as np
+    from pyrua_agent.recording import read_bag, Recorder
+    from pyrua_primitives.ros.observation_topics import (
+        ObservationListener,
+        ObservationPublisher,
+    )
+    from pyrua_sim.twin import load_twin
+
+    primitives, agent = ros.Node('primitives_node', namespace='/pyrua'), ros.Node(
+        'agent_node', namespace='/pyrua')
+    published = ObservationPublisher(primitives)
+    listener = ObservationListener(agent, ros.ReentrantCallbackGroup())
+    recorder = Recorder(tmp_path / 'run')
+    listener.sink = recorder
+    executor = ros.MultiThreadedExecutor()
+    executor.add_node(agent)
+    thread = _spin(executor)
+    twin = load_twin('pick_place', 0, 0)
+    try:
+        frames = [twin.station.capture('head'), twin.station.capture('left_wrist')]
+        state = twin.station.joint_state('right')
+        for frame in frames:
+            published.frame(frame)
+        published.joint_state(state)
+        # each frame: meta, image, camera info, TF; the joint state: meta, /joint_states, /clock
+        written = 2 * 4 + 3
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and recorder.bag.message_count < written:
+            time.sleep(0.01)
+        assert recorder.bag.message_count == written
+    finally:
+        executor.shutdown()
+        thread.join(5.0)
+        twin.close()
+        recorder.close()
+    assert thread.is_alive() is False and not executor.errors
+    recording = read_bag(tmp_path / 'run')
+    assert [f.camera for f in recording.frames] == ['head', 'left_wrist']
+    for got, sent in zip(recording.frames, frames):
+        assert np.array_equal(got.rgb, sent.rgb)
+        assert np.allclose(got.world_from_camera, sent.model.world_from_camera, atol=1e-9)
+    (joints,) = recording.joint_states
+    assert joints.arm == 'right' and np.allclose(joints.positions[:6], state.positions_rad)

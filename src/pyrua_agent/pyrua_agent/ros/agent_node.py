@@ -5,7 +5,9 @@ The node only parses its parameters into an ``EpisodeSpec`` and runs it with
 ``run_episode_spec``, the assembly ``pyrua run`` uses, so its recording has the same topics.
 What is ROS here is the world: ``robo.*`` calls that are actions reach the primitives node
 as action goals (``ActionTransport``); the reads run on the node's own ROS station
-(``robo.image`` and ``robo.show`` subscribe to a camera only for the frame). On the twin
+(``robo.image`` and ``robo.show`` subscribe to a camera only for the frame); the frames and
+joint states the primitives node's primitives read arrive on its ``observed/`` topics and
+are recorded too, so the bag holds what a ``pyrua run`` bag holds. On the twin
 (``evaluator: true``) the sim node's ``reset_task`` and ``task_status`` services are the
 evaluator: the layout, the instruction, the success guard, success and score. The episode
 runs in the main thread while a MultiThreadedExecutor spins in another (reference
@@ -21,6 +23,7 @@ from typing import Any
 from pyrua_primitives.errors import PrimitiveError
 from pyrua_primitives.ros.messages import interface_class
 from pyrua_primitives.ros.names import RESET_TASK, TASK_STATUS
+from pyrua_primitives.ros.observation_topics import ObservationListener
 from pyrua_primitives.ros.params import config_from_node
 from pyrua_primitives.ros.rclpy_version import require_supported_rclpy
 from pyrua_primitives.ros.ros_station import RosStation
@@ -93,6 +96,8 @@ class AgentNode(Node):
         self.config: AgentNodeConfig = config_from_node(self, AgentNodeConfig)
         self._group = ReentrantCallbackGroup()
         self._station = RosStation(self, self.config.station, self._group)
+        # The frames and joint states the primitives node's primitives read, for the record.
+        self._observations = ObservationListener(self, self._group)
         # Not ``_services``: that is rclpy's own list of this node's services, which its
         # executor iterates on every wait (test_node_attributes checks every name).
         self._evaluator = (SimServices(self, self._group, self.config.server_timeout_s)
@@ -108,16 +113,25 @@ class AgentNode(Node):
         A world that does not open (no sim node, no frames) ends the episode with end reason
         ``infra_error`` and its record, never a crash of ``main``.
         """
-        opener = functools.partial(open_station, station=self._station,
-                                   evaluator=self._evaluator, transport=self._transport)
+        opener = functools.partial(self._recording_observations, functools.partial(
+            open_station, station=self._station, evaluator=self._evaluator,
+            transport=self._transport))
         if self.config.player_resume_service:
             opener = functools.partial(self._after_player_resumed, opener)
-        result = run_node_episode(episode_spec(self.config), opener)
+        try:
+            result = run_node_episode(episode_spec(self.config), opener)
+        finally:
+            self._observations.sink = None  # the recorder is closed
         if result.end_reason == 'infra_error':
             self.get_logger().error(f'{result!r}: {result.end_detail}')
         if result.run_dir is not None:
             self.get_logger().info(f'episode recorded in {result.run_dir}')
         return result
+
+    def _recording_observations(self, opener: Any, spec: Any, observer: Any) -> Any:
+        """Open the world with the primitives node's observations going to ``observer``."""
+        self._observations.sink = observer
+        return opener(spec, observer)
 
     def _after_player_resumed(self, opener: Any, spec: Any, observer: Any) -> Any:
         """Resume the replay's paused bag once its subscribers exist, then open the world."""
@@ -129,6 +143,7 @@ class AgentNode(Node):
 
     def destroy(self) -> None:
         """Release the station's clients and destroy the node."""
+        self._observations.destroy()
         self._station.destroy()
         self.destroy_node()
 

@@ -2,7 +2,9 @@
 ``primitives_node``: one action server per primitive action, under the node's namespace.
 
 Serves ``locate``, ``move_to``, ``gripper`` (open and close) and ``vla_rollout`` (when the
-library has ``vla``) with ``pyrua_msgs`` actions, over a ``RosStation``. Cancel requests are
+library has ``vla``) with ``pyrua_msgs`` actions, over a ``RosStation``; what the primitives
+read (frames, joint states) is published for the agent node's recording
+(``observation_topics``). Cancel requests are
 accepted and reach the running primitive through its CancelToken; long primitives publish
 feedback. Goals run on a MultiThreadedExecutor with one ReentrantCallbackGroup, so a goal's
 wait on joint states, TF, camera frames and controller results never blocks the others.
@@ -26,6 +28,7 @@ from .config import PrimitivesNodeConfig
 from .goal_execution import execute_goal
 from .messages import interface_class, make
 from .names import action_name
+from .observation_topics import ObservationPublisher
 from .params import config_from_node
 from .rclpy_version import require_supported_rclpy
 from .ros_station import RosStation
@@ -40,7 +43,10 @@ class PrimitivesNode(Node):
         self._group = ReentrantCallbackGroup()
         self._station = RosStation(self, self.config.station, self._group,
                                    tf_frames_service=True)
-        self._primitives = PrimitiveLibrary(self._station, self.config.library).primitives()
+        # Every frame and joint state the primitives read goes to the agent node's recording.
+        self._observations = ObservationPublisher(self)
+        self._primitives = PrimitiveLibrary(self._station, self.config.library,
+                                            observer=self._observations).primitives()
         self._tokens: dict[bytes, CancelToken] = {}
         served = sorted({spec.action for name, spec in ACTIONS.items()
                          if name in self._primitives})
