@@ -25,7 +25,7 @@ def test_every_registered_primitive_gets_checks_for_its_annotated_parameters():
 @pytest.mark.parametrize('args, kwargs, message', [
     (('left', np.zeros((3, 3))), {},
      'robo.move_to: xyz got a 3x3 float64 array vs a list of numbers (one-dimensional)'),
-    (('left', [0.0, 'a', 0.2]), {}, 'robo.move_to: xyz item 1: got \'a\' vs a number'),
+    (('left', [0.0, 'a', 0.2]), {}, "robo.move_to: xyz item 1: got 'a' vs a number"),
     (('left', [0.0, float('inf'), 0.2]), {}, 'xyz item 1: got inf vs a finite number'),
     (('left', np.array([0.0, np.nan, 0.2])), {}, 'with NaN or inf vs finite numbers'),
     (('left', np.array(['a', 'b', 'c'])), {}, 'a 3 <U1 array vs a list of numbers'),

@@ -363,6 +363,7 @@ class Recorder:
         self._write([self._json(topics.JOINT_STATES_META, meta),
                      *self._driver.joint_states(state)])
 
+    @_guarded
     def arm_bases(self, bases: Sequence[ArmBase], stamp_s: float) -> None:
         """Record the arm bases as ``/tf_static`` (``world`` -> ``<arm>/base_link``)."""
         self._write(self._driver.arm_bases(bases, stamp_s))

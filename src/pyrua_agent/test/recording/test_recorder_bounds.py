@@ -54,7 +54,7 @@ def test_values_the_bag_cannot_encode_are_recorded_as_json_and_never_raise(tmp_p
         second['error']
     assert state['failures'] >= 1 and not state['truncated']
     cell = read_transcript(tmp_path / 'run').cells[0]
-    assert cell.calls[0]['args'] == ["<BadRepr whose repr failed: ValueError>"]
+    assert cell.calls[0]['args'] == ['<BadRepr whose repr failed: ValueError>']
 
 
 def test_a_hook_that_fails_is_counted_in_the_end_record_and_the_episode_goes_on(tmp_path):

@@ -274,7 +274,15 @@ def test_killing_the_host_kills_the_worker_and_what_its_cells_started(tmp_path, 
         from pyrua_agent.runtime import CellRuntime
         rt = CellRuntime({{}})
         print(rt.worker_pid, rt.sandbox, flush=True)
-        rt.run_cell("import subprocess\\nsubprocess.Popen(['sleep', '{token}'])\\n"
+        # Before it spins, the cell tries to keep the sandbox alive past the host: trace
+        # the sandbox's init (to clear its parent-death signal) or write its memory.
+        # (Only inside the sandbox: pid 1 is the host's init without it.)
+        rt.run_cell("import ctypes, os, subprocess\\n"
+                    "if os.path.isdir('/pyrua/site'):\\n"
+                    "    ctypes.CDLL(None).ptrace(0x4206, 1, 0, 0)\\n"
+                    "    try:\\n        open('/proc/1/mem', 'r+b')\\n"
+                    "    except OSError:\\n        pass\\n"
+                    "subprocess.Popen(['sleep', '{token}'])\\n"
                     "print('started', flush=True)\\nwhile True:\\n    pass")
     """))
     proc = subprocess.Popen([sys.executable, str(host)], stdout=subprocess.PIPE, text=True)
