@@ -18,6 +18,7 @@ from pyrua_primitives.errors import PrimitiveError
 
 from . import protocol, wire
 from .output import CappedText, terminal_safe
+from .process import MESSAGE_STALL_S
 from .results import CellResult, ImageObservation, PrimitiveCall
 
 if TYPE_CHECKING:
@@ -143,8 +144,6 @@ class CellState:
         stop (the episode watchdog, ``close``), leaves it ``interrupt_grace_s`` more. A
         worker that stalls inside a message is killed at its deadline.
         """
-        from .process import MESSAGE_STALL_S
-
         began = time.monotonic()
         grace = self.runtime.interrupt_grace_s
 

@@ -457,3 +457,25 @@ def test_pyrua_run_cells_meet_the_sandbox_bounds(tmp_path, monkeypatch, capsys, 
     assert 'dev Read-only file system' in printed
     if cgroup_problem() is None:
         assert 'children True' in printed
+
+
+def test_without_pyseccomp_the_sandbox_says_so_in_one_warning_line(monkeypatch, caplog,
+                                                                   needs_bwrap):
+    import sys
+
+    from pyrua_agent.runtime import seccomp
+
+    monkeypatch.setitem(sys.modules, 'pyseccomp', None)  # what a missing package looks like
+    seccomp._program.cache_clear()
+    seccomp._warn_once.cache_clear()
+    try:
+        for _ in range(2):
+            with CellRuntime({}, sandbox='bwrap') as rt:
+                assert rt.run_cell('print(1)').output == '1\n'
+        warnings = [r.getMessage() for r in caplog.records
+                    if 'WITHOUT SECCOMP FILTER' in r.getMessage()]
+        assert len(warnings) == 1
+        assert "pyseccomp is not installed; pip install 'pyseccomp>=0.1.2'" in warnings[0]
+    finally:
+        seccomp._program.cache_clear()
+        seccomp._warn_once.cache_clear()
