@@ -43,7 +43,7 @@ from ..episode import EpisodeResult
 from ..llm.client import ChatReply
 from ..planners.base import Cell, TaskCard
 from ..runtime import CellResult
-from ..runtime.calls import recorded
+from ..runtime.values import recorded
 
 # Hook failures kept for the end record (each is also logged).
 _FAILURES_KEPT = 5

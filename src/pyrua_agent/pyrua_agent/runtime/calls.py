@@ -20,6 +20,7 @@ from . import protocol, wire
 from .output import CappedText, terminal_safe
 from .process import MESSAGE_STALL_S
 from .results import CellResult, ImageObservation, PrimitiveCall
+from .values import call_text, failure_text, message_text, recorded, short_repr
 
 if TYPE_CHECKING:
     from .cell_runtime import CellRuntime
@@ -29,69 +30,6 @@ _LOG = logging.getLogger(__name__)
 GOAL_POLL_S = 0.05
 # The most bytes a primitive's result may take on its way to the cell (an image is ~1 MB).
 RESULT_BYTES = 256 * 1024 * 1024
-
-
-def short_repr(value: Any, limit: int = 120) -> str:
-    """Return a one-line repr of ``value`` of at most ``limit`` characters, arrays summarized."""
-    if isinstance(value, np.ndarray):
-        return f'<array {"x".join(map(str, value.shape))} {value.dtype}>'
-    try:
-        text = repr(value)
-    except RecursionError:
-        return f'<{type(value).__name__} nested too deeply to show>'
-    except Exception as exc:  # a repr that fails is still a value to report
-        return f'<{type(value).__name__} whose repr failed: {type(exc).__name__}>'
-    text = terminal_safe(text.replace('\n', ' '))
-    return text if len(text) <= limit else text[:limit - 3] + '...'
-
-
-def recorded(value: Any, limit: int) -> Any:
-    """
-    Return ``value``, or a short summary string if it takes more than ``limit`` bytes.
-
-    The size is estimated as the channel counts it, so a huge value costs at most ``limit``
-    bytes' worth of work; arrays are summarised by shape and dtype.
-    """
-    try:
-        wire.to_tree(value, limit)
-        return value
-    except wire.WireTooLarge:
-        pass
-    except wire.WireError:  # not plain data (a host-side object): the recording reprs it
-        return value
-    if isinstance(value, np.ndarray):
-        what = f'array {"x".join(map(str, value.shape))} {value.dtype}'
-    elif isinstance(value, (str, bytes, list, tuple, dict)):
-        what = f'{type(value).__name__} of {len(value)} items'
-    else:
-        what = type(value).__name__
-    return f'<{what}: over {limit} bytes, not recorded>'
-
-
-def _message(error: BaseException, limit: int = 65536) -> str:
-    """Return ``str(error)`` for the cell, cut to ``limit`` characters; never raises."""
-    try:
-        text = str(error)
-    except Exception:  # an exception whose str() fails
-        return '<the message could not be formatted>'
-    return text if len(text) <= limit else f'{text[:limit]}... [{len(text) - limit} cut]'
-
-
-def _error_text(error: BaseException, limit: int = 500) -> str:
-    """Return ``Type: message`` of a primitive's error, made safe and cut to ``limit``."""
-    try:
-        text = terminal_safe(f'{type(error).__name__}: {error}')
-    except Exception:  # an exception whose str() fails
-        text = f'{type(error).__name__}: <the message could not be formatted>'
-    return text if len(text) <= limit else f'{text[:limit - 3]}...'
-
-
-def call_text(name: str, args: tuple, kwargs: dict) -> str:
-    """Return ``robo.name(args...)`` shortened for a message."""
-    parts = [short_repr(a, 40) for a in args]
-    parts += [f'{k}={short_repr(v, 40)}' for k, v in kwargs.items()]
-    text = f'robo.{name}({", ".join(parts)})'
-    return text if len(text) <= 100 else text[:97] + '...'
 
 
 def _show_args(camera: str, note: str = '') -> tuple[str, str]:
@@ -295,7 +233,7 @@ def serve_call(cell: CellState, message: list) -> None:
         if check is not None:
             check.check(goal_args, goal_kwargs)
     except Exception as exc:
-        cell.reply(['reply', call_id, 'raise', type(exc).__name__, _message(exc)])
+        cell.reply(['reply', call_id, 'raise', type(exc).__name__, message_text(exc)])
         return
     if cell.stop_reason is None and name in runtime.acting and runtime.success_check:
         try:
@@ -340,7 +278,7 @@ def serve_call(cell: CellState, message: list) -> None:
             value = goal.result()
         except BaseException as exc:  # the primitive's failure goes to the cell
             error = exc
-    shown = (_error_text(error) if error is not None
+    shown = (failure_text(error) if error is not None
              else short_repr(value) if goal.done() else 'abandoned: did not finish after cancel')
     limit = limits.recorded_arg_bytes
     cell.calls.append(PrimitiveCall(
@@ -352,7 +290,7 @@ def serve_call(cell: CellState, message: list) -> None:
     if cell.stop_reason is not None:
         _reply_stop(cell, call_id)
     elif error is not None:
-        cell.reply(['reply', call_id, 'raise', type(error).__name__, _message(error)])
+        cell.reply(['reply', call_id, 'raise', type(error).__name__, message_text(error)])
     elif name == 'show':
         _record_image(cell, call_id, camera, note, value)
     else:

@@ -11,8 +11,11 @@ descendants are re-parented to it, not to init), and ``kill()`` stops the worker
 descendant it finds in ``/proc`` (repeating until no new one appears), then kills them all
 and the session's process group. In ``bwrap`` mode killing the sandbox's init ends its pid
 namespace. The worker dies with the host (PR_SET_PDEATHSIG, and ``--die-with-parent``).
-What ``none`` mode cannot do: a process a cell starts in a new session that then escapes
-the subreaper (only possible by outliving a killed worker between two scans) or processes
+Where the host can make one, the worker runs in its own cgroup (``cgroup.py``): its
+processes and memory are capped as a whole, also for root, and ``kill()`` ends everything
+left in the group. What ``none`` mode cannot do without a cgroup: a process a cell starts
+in a new session that then escapes the subreaper (only possible by outliving a killed
+worker between two scans); in ``none`` mode without or with a cgroup: processes
 left running when the host itself is killed with SIGKILL (only the worker gets the
 parent-death signal), and cells can read the host's ``/proc/<pid>/environ`` when they run
 as the same user; the bwrap sandbox closes all three.

@@ -10,7 +10,13 @@ imports (``WORKER_DISTRIBUTIONS`` and what they require, e.g. numpy, opencv, msg
 ``errors`` and ``runtime``. Not ``pyrua_sim``, not the evaluator, not the host's
 virtual environment or its ``bin``, not the project tree, not ``/home``, ``/root``,
 ``/etc`` (except the loader cache) or the host's ``/proc``: ``/proc`` shows only the
-sandbox's own processes. ``/tmp`` and the scratch directory are private tmpfs mounts.
+sandbox's own processes. ``/`` and ``/dev`` are read-only; the only writable places are
+private tmpfs mounts of a fixed size: the scratch directory (``WorkerLimits.scratch_mb``),
+``/tmp`` and ``/dev/shm`` (``tmp_mb`` each). The seccomp filter of ``seccomp.py`` holds for
+every process in it (bwrap ``--seccomp``), nested user namespaces are refused (also bwrap's
+``--disable-userns`` where it has it), and the memory of the sandbox's init, which carries
+``--die-with-parent`` for the whole namespace, is masked. The process and memory caps of
+the sandbox as a whole come from its cgroup (``cgroup.py``).
 
 ``none`` mode is plain process isolation (see ``process.py``); ``auto`` picks ``bwrap``
 where it works here and otherwise ``none``, with one warning line per process.
