@@ -23,7 +23,7 @@ from typing import Any
 
 from pyrua_primitives.naming import unknown_name
 
-ENGINES = ('transformers',)
+ENGINES = ('transformers', 'sglang')
 DEVICES = ('auto', 'cpu', 'cuda')
 
 
@@ -110,7 +110,11 @@ class TrainConfig:
     :param wall_clock_s: wall-clock budget of a training episode, seconds.
     :param max_new_tokens: generated tokens per model call.
     :param temperature: sampling temperature of rollouts.
-    :param engine: the rollout engine, one of ``ENGINES``.
+    :param engine: the rollout engine, one of ``ENGINES``: ``'transformers'`` (in process,
+        one request at a time) or ``'sglang'`` (a running SGLang server at ``engine_url``
+        generates, batched; CUDA only; weights synced after each iteration).
+    :param engine_url: the SGLang server of ``engine: sglang``, e.g.
+        ``http://127.0.0.1:30000``.
     :param device: ``'auto'``, ``'cpu'`` or ``'cuda'``.
     :param dtype: the weights' dtype (float32: Adam at 1e-6 needs it).
     :param compute_dtype: forward passes under autocast: ``'auto'`` is bfloat16 on CUDA and
@@ -151,6 +155,7 @@ class TrainConfig:
     max_new_tokens: int = 4096
     temperature: float = 1.0
     engine: str = 'transformers'
+    engine_url: str = ''
     device: str = 'auto'
     dtype: str = 'float32'
     compute_dtype: str = 'auto'
@@ -217,6 +222,12 @@ class TrainConfig:
             raise ValueError(f'clip_low {self.clip_low!r} vs (0, 1); the recipe uses 0.2')
         if not self.clip_high > 0:
             raise ValueError(f'clip_high {self.clip_high!r} vs > 0; the recipe uses 0.28')
+        if self.engine == 'sglang' and not self.engine_url:
+            raise ValueError("engine 'sglang' vs engine_url ''; give the server's URL, e.g. "
+                             'engine_url: http://127.0.0.1:30000 (README, "Training on a GPU")')
+        if self.engine == 'sglang' and self.temperature != 1.0:
+            raise ValueError(f"temperature {self.temperature} vs 1.0 for engine 'sglang': "
+                             "SGLang's log-probs match the loss only at 1.0")
         if self.max_grad_norm < 0:
             raise ValueError(f'max_grad_norm {self.max_grad_norm} vs >= 0 (0: off)')
         if self.endpoint_retries < 0:

@@ -31,8 +31,9 @@ _LOG = logging.getLogger(__name__)
 
 
 class _Episode:
-    def __init__(self, generator: Any) -> None:
+    def __init__(self, generator: Any, seed: int) -> None:
         self.generator = generator
+        self.seed = seed
         self.completions: list[Completion] = []
 
 
@@ -97,8 +98,12 @@ class RolloutEngine:
         with self._lock:
             if episode_id in self._episodes:
                 raise ValueError(f'episode {episode_id!r} is already open; take() it first')
-            self._episodes[episode_id] = _Episode(self.policy.generator(seed))
+            self._episodes[episode_id] = _Episode(self.episode_generator(seed), seed)
         return f'http://127.0.0.1:{self.port}/episodes/{episode_id}/v1'
+
+    def episode_generator(self, seed: int) -> Any:
+        """Return the sampling generator of a new episode (the policy's, seeded)."""
+        return self.policy.generator(seed)
 
     def take(self, episode_id: str) -> tuple[Completion, ...]:
         """Close an episode and return its completions in call order."""
@@ -127,13 +132,21 @@ class RolloutEngine:
                 'invalid_request_error', 'context_length_exceeded')
         asked = body.get('max_completion_tokens') or body.get('max_tokens') or self.max_new_tokens
         cap = min(int(asked), self.max_new_tokens, room)
+        completion = self.generate(episode, prompt, cap)
+        episode.completions.append(completion)
+        return 200, self._response(episode_id, len(episode.completions), completion)
+
+    def generate(self, episode: _Episode, prompt: list[int], cap: int) -> Completion:
+        """Sample one completion of ``prompt`` in process, one request at a time."""
         with self._generate_lock:
             started = time.monotonic()
             completion = self.policy.sample(prompt, cap, episode.generator)
             self.generate_s += time.monotonic() - started
             self.generated_tokens += len(completion.completion_ids)
-        episode.completions.append(completion)
-        return 200, self._response(episode_id, len(episode.completions), completion)
+        return completion
+
+    def sync_weights(self, folder: Any, version: int) -> None:
+        """Do nothing: this engine samples from the trainer's own tensors."""
 
     def _check(self, body: Mapping[str, Any]) -> str:
         if not isinstance(body.get('messages'), list) or not body['messages']:

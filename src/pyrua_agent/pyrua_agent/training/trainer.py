@@ -222,13 +222,38 @@ class GrpoTrainer:
         :raises TrainingError: when a group keeps losing episodes to infrastructure failures.
         """
         records = []
-        with RolloutEngine(self.policy, max_new_tokens=self.config.max_new_tokens) as engine:
+        with self._engine() as engine:
             for iteration in range(self.start_iteration, self.config.iterations + 1):
                 record = self.iteration(engine, iteration)
                 records.append(record)
                 if self.on_iteration is not None:
                     self.on_iteration(record)
         return records
+
+    def _engine(self) -> RolloutEngine:
+        """Return the config's rollout engine, its weights those of the policy now."""
+        cfg = self.config
+        if cfg.engine == 'transformers':
+            return RolloutEngine(self.policy, max_new_tokens=cfg.max_new_tokens)
+        from .sglang_engine import SglangRolloutEngine
+
+        if self.policy.device.type != 'cuda':
+            raise TrainingError(f"engine 'sglang' needs the policy on CUDA vs "
+                                f'{self.policy.device}; on a CPU use engine: transformers')
+        found = checkpoints(self.out)
+        start = found[-1] if found else self.policy.source.path
+        if not (start / 'config.json').is_file():
+            raise TrainingError(f"engine 'sglang' loads Hugging Face folders vs {start}; "
+                                'give model: a model folder (a GGUF trains with engine: '
+                                'transformers)')
+        engine = SglangRolloutEngine(self.policy, server_url=cfg.engine_url,
+                                     max_new_tokens=cfg.max_new_tokens)
+        try:
+            engine.sync_weights(start, self.start_iteration - 1)
+        except BaseException:
+            engine.close()
+            raise
+        return engine
 
     def draw(self, iteration: int) -> list[tuple[str, int]]:
         """Return the instances of ``iteration`` (a function of the seed and the number)."""
@@ -267,7 +292,7 @@ class GrpoTrainer:
             self.optimizer.zero_grad(set_to_none=True)
             self.policy.model.eval()
         optimizer_s = time.monotonic() - started
-        self._checkpoint(iteration)
+        engine.sync_weights(self._checkpoint(iteration), iteration)
         record = self._record(iteration, play, steps, episode_s, optimizer_s)
         self._append('episodes.jsonl', *self._episode_lines(iteration, play))
         self._append('train_log.jsonl', record)
@@ -307,7 +332,7 @@ class GrpoTrainer:
             for record in records:
                 stream.write(json.dumps(record) + '\n')
 
-    def _checkpoint(self, iteration: int) -> None:
+    def _checkpoint(self, iteration: int) -> Path:
         import torch
 
         folder = self.out / 'checkpoints' / f'{CHECKPOINT_PREFIX}{iteration:04d}'
@@ -324,6 +349,7 @@ class GrpoTrainer:
         partial.rename(folder)
         for old in checkpoints(self.out)[:-self.config.keep_checkpoints]:
             shutil.rmtree(old)
+        return folder
 
 
 def train(config: TrainConfig, out: str | Path, *, resume: bool = False,
