@@ -13,12 +13,17 @@ Nothing here raises into the episode.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, fields
+import json
 from typing import Any
 
 import numpy as np
 
+from . import convert
+from .bag_writer import Entry
 from ..runtime.limits import WorkerLimits
+from ..runtime.values import recorded
 
 # What one text or list keeps once the episode is past its budget.
 SUMMARY_TEXT_CHARS = 200
@@ -78,3 +83,33 @@ def summarised(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return {'ndarray': {'shape': list(value.shape), 'dtype': str(value.dtype)}}
     return value
+
+
+def repr_text(value: Any, limit: int) -> str:
+    """Return ``repr(value)`` cut to ``limit`` characters; a repr that fails is named."""
+    try:
+        text = repr(value)
+    except Exception as exc:  # includes RecursionError: a value is still a thing to record
+        return f'<{type(value).__name__} whose repr failed: {type(exc).__name__}>'
+    return cut_text(text, limit)
+
+
+def recorded_fields(result: Any, limit: int) -> Any:
+    """
+    Return a result's fields as JSON types, each one over ``limit`` bytes summarised.
+
+    Arrays keep ``convert.plain``'s summary by shape and dtype.
+    """
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return {f.name: recorded_fields(getattr(result, f.name), limit)
+                for f in dataclasses.fields(result)}
+    if isinstance(result, np.ndarray):
+        return convert.plain(result)
+    return convert.plain(recorded(result, limit))
+
+
+def summary_entry(store: Any, entry: Entry) -> Entry:
+    """Return a JSON record with its long texts cut and long lists summarised."""
+    topic, msgtype, message = entry
+    record = summarised(json.loads(message.data))
+    return (topic, msgtype, convert.json_message(store, {**record, 'truncated': True}))

@@ -21,7 +21,6 @@ import dataclasses
 from datetime import datetime, timezone
 import functools
 import itertools
-import json
 import logging
 import os
 from pathlib import Path
@@ -29,12 +28,11 @@ import re
 import threading
 from typing import Any
 
-import numpy as np
 from pyrua_primitives.station import ArmBase, CameraFrame, JointState
 
 from . import convert, topics
 from .bag_writer import BagWriter, Entry
-from .budget import cut_text, RecordingBudget, summarised
+from .budget import cut_text, recorded_fields, RecordingBudget, repr_text, summary_entry
 from .driver_topics import DriverTopics
 from .msg_types import load_project_types, ProjectTypes
 from .transcript import fingerprint, history_suffix, TranscriptWriter
@@ -88,15 +86,6 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
             return None
 
     return run
-
-
-def _text(value: Any, limit: int) -> str:
-    """Return ``repr(value)`` cut to ``limit`` characters; a repr that fails is named."""
-    try:
-        text = repr(value)
-    except Exception as exc:  # includes RecursionError: a value is still a thing to record
-        return f'<{type(value).__name__} whose repr failed: {type(exc).__name__}>'
-    return cut_text(text, limit)
 
 
 def _camel(name: str) -> str:
@@ -172,7 +161,7 @@ class Recorder:
     def _failed(self, hook: str, exc: BaseException) -> None:
         with self._lock:
             self._failure_count += 1
-            text = cut_text(f'{hook}: {type(exc).__name__}: {_text(exc, 300)}', 400)
+            text = cut_text(f'{hook}: {type(exc).__name__}: {repr_text(exc, 300)}', 400)
             if len(self.failures) < _FAILURES_KEPT:
                 self.failures.append(text)
         _LOG.warning('recording: %s; this record is incomplete, the episode goes on', text)
@@ -195,7 +184,7 @@ class Recorder:
                                  'on only summaries are recorded (RecordingBudget)',
                                  self.bag.bytes_written, self.budget.bag_bytes)
                 self.bag_truncated = True
-                entries = [_summary_entry(self.types.store, entry) for entry in entries
+                entries = [summary_entry(self.types.store, entry) for entry in entries
                            if entry[1] == topics.STRING]
             try:
                 self.bag.write_group(entries)
@@ -335,8 +324,8 @@ class Recorder:
                             'offset': i.offset} for i in result.images],
                 'error': result.error or '', 'stopped_reason': result.stopped_reason or '',
                 'duration_s': result.duration_s, 'namespace_lost': result.namespace_lost,
-                'calls': [{'name': c.name, 'args': _text(c.args, self.budget.text_chars),
-                           'kwargs': _text(c.kwargs, self.budget.text_chars),
+                'calls': [{'name': c.name, 'args': repr_text(c.args, self.budget.text_chars),
+                           'kwargs': repr_text(c.kwargs, self.budget.text_chars),
                            'result_repr': c.result_repr, 'started_s': c.started_s,
                            'duration_s': c.duration_s} for c in result.calls]})
             self._write([self._json(topics.CELL_CODE, code),
@@ -417,7 +406,7 @@ class Recorder:
                 _LOG.warning('result for goal id %d that primitive_goal never returned (or '
                              'already finished); recorded under name "?"', goal_id)
             payload = {'cell': self.current_cell, 'goal_id': goal_id, 'name': name,
-                       'result_repr': (_text(result, self.budget.text_chars)
+                       'result_repr': (repr_text(result, self.budget.text_chars)
                                        if error is None else ''),
                        'result_type': type(result).__name__ if error is None else '',
                        'fields': (recorded_fields(result, self.budget.value_bytes)
@@ -431,7 +420,7 @@ class Recorder:
                 typed = convert.dataclass_message(self.types.store, msgtype, result)
                 if typed is None:
                     _LOG.warning('%s does not convert to %s; only its JSON record is written',
-                                 _text(result, 200), msgtype)
+                                 repr_text(result, 200), msgtype)
                 else:
                     entries.append((topics.primitive_result(name), msgtype, typed))
             self._write(entries)
@@ -451,24 +440,3 @@ class Recorder:
         with self._lock:
             self.bag.close()
             self.transcript.close()
-
-
-def recorded_fields(result: Any, limit: int) -> Any:
-    """
-    Return a result's fields as JSON types, each one over ``limit`` bytes summarised.
-
-    Arrays keep ``convert.plain``'s summary by shape and dtype.
-    """
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return {f.name: recorded_fields(getattr(result, f.name), limit)
-                for f in dataclasses.fields(result)}
-    if isinstance(result, np.ndarray):
-        return convert.plain(result)
-    return convert.plain(recorded(result, limit))
-
-
-def _summary_entry(store: Any, entry: Entry) -> Entry:
-    """Return a JSON record with its long texts cut and long lists summarised."""
-    topic, msgtype, message = entry
-    record = summarised(json.loads(message.data))
-    return (topic, msgtype, convert.json_message(store, {**record, 'truncated': True}))
