@@ -124,3 +124,14 @@ def test_a_run_whose_policy_fails_to_load_leaves_no_config_behind(toy_config, tm
     assert not (tmp_path / 'run' / 'config.yaml').exists()
     trainer = GrpoTrainer(toy_config(), tmp_path / 'run')
     assert trainer.start_iteration == 1 and (tmp_path / 'run' / 'config.yaml').is_file()
+
+
+def test_the_cpu_recipe_spec_names_a_valid_small_run():
+    from importlib import resources
+
+    path = resources.files('pyrua_agent') / 'evaluation' / 'specs' / 'train_cpu.yaml'
+    config = load_train_config(str(path))
+    assert config.model == 'local:qwen2.5-coder-0.5b', 'local: is not a path to resolve'
+    assert config.episodes_per_iteration == 8 and config.rollouts_per_instance == 4
+    assert (config.learning_rate, config.clip_low, config.clip_high, config.temperature) == (
+        1e-6, 0.2, 0.28, 1.0), 'the loss and optimiser stay the recipe'
