@@ -17,6 +17,12 @@ trained model's episode length.
 Run: ``.venv/bin/python benchmarks/bench_train.py`` (about 1 min on 2 cores). Options:
 ``--hidden 256 --layers 4`` for a larger random policy, ``--model DIR`` for any local model
 folder (e.g. a 4B model on a GPU), ``--episodes N`` per measurement.
+
+``--step --model local:qwen2.5-coder-0.5b`` (or a ``.gguf`` / model folder) measures a real
+model instead: load time, one sampled completion on the code agent's real first prompt
+(pick_place: system prompt + task card), and one optimizer step (forward + backward of the
+clipped loss over ``--calls`` model calls, then Adam) with its wall time and the process's
+peak memory (peak RSS on CPU; ``torch.cuda.max_memory_allocated`` on CUDA).
 """
 
 from __future__ import annotations
@@ -56,14 +62,104 @@ def _measure(engine: RolloutEngine, config: TrainConfig, episodes: int, out: Pat
     return rollouts
 
 
+def _first_prompt(policy: LocalPolicy) -> tuple[list[int], list[str]]:
+    """Return the code agent's first prompt on pick_place, and the bundled program's cells."""
+    from pyrua_agent.episode import bundled_program
+    from pyrua_agent.llm import python_tool
+    from pyrua_agent.planners.code_agent import PYTHON_TOOL_DESCRIPTION
+    from pyrua_agent.planners.percent import read_percent_file
+    from pyrua_agent.prompt import code_api_reference, system_prompt
+    from pyrua_agent.prompt.parts import task_card_text
+    from pyrua_agent.world import open_twin_world
+
+    world, twin = open_twin_world('pick_place', 0, 0)
+    try:
+        system = system_prompt('code', code_api_reference(world.primitives),
+                               world.card.station_facts)
+        card = task_card_text(world.card)
+    finally:
+        twin.close()
+    messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': card}]
+    prompt = policy.render(messages, [python_tool(PYTHON_TOOL_DESCRIPTION)])
+    cells = [cell.code for cell in read_percent_file(bundled_program('pick_place'))]
+    return prompt, cells
+
+
+def _peak_memory_gb(policy: LocalPolicy) -> str:
+    import resource
+
+    import torch
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    if policy.device.type == 'cuda':
+        return f'{torch.cuda.max_memory_allocated(policy.device) / 1e9:.2f} GB CUDA'
+    return f'{rss:.2f} GB peak RSS'
+
+
+def real_model_step(model: str, calls: int, sample_tokens: int) -> None:
+    """Measure load, sampling and one optimizer step of a real model; print one line each."""
+    import torch
+
+    from pyrua_agent.training.policy import Completion, token_logprobs
+    from pyrua_agent.training.rollout import Rollout
+    from pyrua_agent.training.tiny import python_call_text
+
+    started = time.monotonic()
+    policy = LocalPolicy(model)
+    print(f'load {policy!r}: {time.monotonic() - started:.1f} s, {_peak_memory_gb(policy)}')
+    prompt, cells = _first_prompt(policy)
+    started = time.monotonic()
+    sampled = policy.sample(prompt, sample_tokens, policy.generator(0))
+    wall = time.monotonic() - started
+    print(f'sample: {len(prompt)} prompt tokens + {len(sampled.completion_ids)} generated in '
+          f'{wall:.1f} s ({len(sampled.completion_ids) / wall:.2f} tokens/s incl. prefill); '
+          f'text: {policy.decode(sampled.completion_ids)[:120]!r}')
+    end = policy.tokenizer.convert_tokens_to_ids('<|im_end|>')
+    completions = []
+    history = list(prompt)
+    for code in cells[:calls]:
+        ids = policy.tokenizer(python_call_text(code), add_special_tokens=False)['input_ids']
+        ids = [*ids, end]
+        with torch.no_grad():
+            old = token_logprobs(policy, history, ids)
+        completions.append(Completion(tuple(history), tuple(ids), tuple(old.tolist()), 'stop'))
+        history += ids + policy.tokenizer('<|im_start|>user\n[the cell printed nothing]'
+                                          '<|im_end|>\n<|im_start|>assistant\n',
+                                          add_special_tokens=False)['input_ids']
+    rollout = Rollout('bench', ('pick_place', 0), 1.0, 'solved', '', tuple(completions),
+                      len(completions), 0.0)
+    optimizer = torch.optim.Adam(policy.model.parameters(), lr=1e-6, eps=1e-8)
+    policy.model.train()
+    started = time.monotonic()
+    stats = accumulate_step(policy, [(rollout, 1.0)], clip_low=0.2, clip_high=0.28)
+    backward = time.monotonic() - started
+    optimizer.step()
+    step = time.monotonic() - started
+    print(f'optimizer step: {len(completions)} calls, prompts {len(completions[0].prompt_ids)}..'
+          f'{len(completions[-1].prompt_ids)} tokens, {stats.tokens} generated tokens: '
+          f'forward+backward {backward:.1f} s, with Adam {step:.1f} s; {_peak_memory_gb(policy)}'
+          f'; {stats!r}')
+
+
 def main() -> None:
     """Run the measurements and print one line each."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--model', type=Path, default=None, help='local model folder')
+    parser.add_argument('--model', default=None,
+                        help='local model folder, .gguf file or local:<name>')
+    parser.add_argument('--step', action='store_true',
+                        help='measure sampling and one optimizer step of --model')
+    parser.add_argument('--calls', type=int, default=2, help='--step: model calls in the step')
+    parser.add_argument('--sample-tokens', type=int, default=32,
+                        help='--step: tokens sampled on the first prompt')
     parser.add_argument('--hidden', type=int, default=32, help='tiny policy width')
     parser.add_argument('--layers', type=int, default=2, help='tiny policy layers')
     parser.add_argument('--episodes', type=int, default=16, help='episodes per measurement')
     args = parser.parse_args()
+    if args.step:
+        if not args.model:
+            parser.error('--step needs --model (e.g. local:qwen2.5-coder-0.5b)')
+        real_model_step(args.model, args.calls, args.sample_tokens)
+        return
     work = Path(tempfile.mkdtemp(prefix='bench_train_'))
     model = args.model or build_tiny_policy(work / 'model', TOY_CELLS, hidden_size=args.hidden,
                                             layers=args.layers)
