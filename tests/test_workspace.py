@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / 'src'
-PYTHON_PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_agent')
+PYTHON_PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_local', 'pyrua_agent')
 ROS_ONLY_IMPORTS = ('rclpy', 'launch', 'launch_ros', 'tf2_ros', 'cv_bridge', 'pyrua_msgs',
                     'control_msgs', 'sensor_msgs', 'geometry_msgs', 'std_msgs', 'gazebo_msgs',
                     'builtin_interfaces', 'trajectory_msgs', 'rosgraph_msgs', 'moveit')

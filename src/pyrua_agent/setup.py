@@ -36,6 +36,8 @@ setup(
         'rosbags>=0.11,<0.12',
         'pyrua_primitives',
         'pyrua_sim',
+        # Local open models (--model local); its runtime and weights are its own extras.
+        'pyrua_local',
     ],
     extras_require={
         # The optional Foxglove live view (pyrua run --foxglove).

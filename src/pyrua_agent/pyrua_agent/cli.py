@@ -20,7 +20,19 @@ RUN_EXAMPLE = """examples:
   OPENAI_API_KEY=... pyrua run --task pick_place --planner code --model gpt-5-mini
   pyrua run --task pick_place --planner tools --base-url http://127.0.0.1:8000/v1 \\
       --model Qwen/Qwen3-8B                            # any OpenAI-compatible server
+  pyrua run --task pick_place --planner code --model local   # a local open model, no key
+  pyrua run --task pick_place --planner tools --model local:qwen2.5-coder-0.5b
   pyrua run --task libero_spatial/3 --layout 7 --perception oracle   # LIBERO (extra)
+"""
+PROMPT_EXAMPLE = """examples:
+  pyrua prompt --task pick_place                        # code interface, local model
+  pyrua prompt --task sort_by_color --layout 3 --planner tools --model gpt-5-mini
+  pyrua prompt --task pick_place --raw                  # the template-rendered text
+"""
+SERVE_EXAMPLE = """examples:
+  pyrua serve                                  # Qwen2.5-Coder-1.5B at 127.0.0.1:8080/v1
+  pyrua serve --model local:smollm2-135m --port 0
+  pyrua run --task pick_place --planner code --base-url http://127.0.0.1:8080/v1 --model local
 """
 EVAL_EXAMPLE = """examples:
   pyrua eval spec.yaml --out evals/code_vs_tools --workers 2   # rerun to resume
@@ -92,7 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--base-url', default=None,
                      help='OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 '
                           "(default: OpenAI's)")
-    run.add_argument('--model', default=None, help='model name sent to the endpoint')
+    run.add_argument('--model', default=None,
+                     help="model name sent to the endpoint; 'local' or 'local:<name>' serves "
+                          'an open model on 127.0.0.1 for the run (no endpoint, no key; '
+                          'setup.sh --local installs it)')
     run.add_argument('--reasoning-effort', default=None,
                      help='reasoning effort sent to the endpoint (only when given)')
     run.add_argument('--api-key-env', default=None,
@@ -141,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='HTML file to write (default: report.html in the episode folder)')
 
     commands.add_parser('tasks', help='list the built-in tasks and the benchmark suites')
+    _add_model_parsers(commands)
     _add_train_parser(commands)
     _add_export_parser(commands)
 
@@ -179,6 +195,62 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_model_parsers(commands) -> None:
+    from pyrua_local.cli import add_serve_arguments
+
+    from .planners import PLANNERS
+
+    serve = commands.add_parser(
+        'serve', help='serve a local open model (OpenAI API on 127.0.0.1) for other clients',
+        epilog=SERVE_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_serve_arguments(serve)
+    prompt = commands.add_parser(
+        'prompt', help='print exactly what the model reads at the start of an episode, with '
+                       'its token count', epilog=PROMPT_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common_task_args(prompt)
+    prompt.add_argument('--layout', type=int, default=0, help='layout index (default 0)')
+    prompt.add_argument('--planner', default='code',
+                        choices=sorted(n for n, k in PLANNERS.items() if k.needs_endpoint),
+                        help='the interface (default code)')
+    prompt.add_argument('--model', default='local',
+                        help="the model: 'local' (default), 'local:<name>' (counted in its own "
+                             'tokenizer) or a hosted name (counted in o200k)')
+    prompt.add_argument('--raw', action='store_true',
+                        help="print the prompt text as a local model's chat template renders it")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from pyrua_local.cli import serve
+
+    return serve(args)
+
+
+def _prompt(args: argparse.Namespace) -> int:
+    from .episode import EpisodeSpec
+    from .llm import EndpointConfig
+    from .prompt.view import opening_view
+
+    spec = EpisodeSpec(task=args.task, seed=args.seed, layout=args.layout,
+                       planner=args.planner, world=_world_of(args.task),
+                       endpoint=EndpointConfig(model=args.model), record=False)
+    view = opening_view(spec)
+    if args.raw and view.prompt_text is None:
+        raise ValueError(f'--raw needs a local model (its chat template) vs {args.model!r}; '
+                         'use --model local or local:<name>')
+    print(view.prompt_text if args.raw else view.text())
+    print(f'\n# {view.prompt_tokens} prompt tokens in {view.tokenizer}', file=sys.stderr)
+    return 0
+
+
+def _world_of(task: str) -> str:
+    """Return the world a task runs in: its benchmark's, or the twin."""
+    from pyrua_sim.benchmarks import is_benchmark_task
+    from pyrua_sim.benchmarks.registry import split_task
+
+    return split_task(task)[0].name if is_benchmark_task(task) else 'twin'
+
+
 def _print_cell(index: int, label: str, code: str, output: str) -> None:
     from .runtime.output import terminal_safe  # model-written code may hold escapes too
 
@@ -202,11 +274,9 @@ def spec_from_args(args: argparse.Namespace):
     endpoint = {'base_url': args.base_url, 'model': args.model,
                 'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env}
     from pyrua_primitives.library import LibraryConfig
-    from pyrua_sim.benchmarks import is_benchmark_task
-    from pyrua_sim.benchmarks.registry import split_task
 
     llm = needs_endpoint(args.planner)
-    world = split_task(args.task)[0].name if is_benchmark_task(args.task) else 'twin'
+    world = _world_of(args.task)
     library = LibraryConfig(use_depth=bool(getattr(args, 'depth', False)))
     if getattr(args, 'perception', 'rgb') == 'oracle':
         library = LibraryConfig(segmenter='oracle', allow_privileged=True,
@@ -452,6 +522,7 @@ def _view(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyrua`` command line; return the exit status."""
+    from pyrua_local.errors import LocalModelError
     from pyrua_primitives.errors import MissingDependency
 
     parser = build_parser()
@@ -460,10 +531,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format='%(levelname)s %(name)s: %(message)s')
     handlers = {'analyze': _analyze, 'eval': _eval, 'replay': _replay, 'report': _report,
                 'run': _run, 'tasks': _tasks, 'train': _train, 'view': _view,
-                'export': _export}
+                'export': _export, 'prompt': _prompt, 'serve': _serve}
     try:
         return handlers[args.command](args)
-    except (KeyError, ValueError, FileNotFoundError, MissingDependency) as exc:
+    except (KeyError, ValueError, FileNotFoundError, MissingDependency,
+            LocalModelError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f'pyrua {args.command}: error: {message}', file=sys.stderr)
         return 2

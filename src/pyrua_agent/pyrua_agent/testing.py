@@ -90,8 +90,9 @@ def text_turn(text: str) -> ScriptedReply:
 
 def end_turns(text: str = 'Done.') -> list[ScriptedReply]:
     """
-    Return the turns that end an LLM planner's episode: a text-only reply, and the same again
-    after the planner's one correction message.
+    Return the turns that end an LLM planner's episode.
+
+    A text-only reply, and the same again after the planner's one correction message.
     """
     return [text_turn(text), text_turn(text)]
 

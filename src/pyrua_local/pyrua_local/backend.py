@@ -26,7 +26,8 @@ import uuid
 
 from .errors import MissingRuntime
 from .models import LocalModel
-from .template import ChatTemplate, TemplateError, TOOL_CALL_PREFILL
+from .template import TemplateError, TOOL_CALL_PREFILL
+from .tokenizer import ModelTokenizer
 from .tool_text import parse_text_tool_calls
 
 TOOL_CALL_MODES = ('native', 'text')
@@ -50,6 +51,8 @@ class BackendConfig:
     :param threads: CPU threads for generation and prompt evaluation (default: half the
         cores, at least 1: on a shared 2-core machine one thread was the faster).
     :param temperature: used when a request sends none (0: greedy, reproducible).
+    :param repeat_penalty: llama.cpp's repetition penalty; 1.05 is Qwen2.5-Coder's own
+        generation setting (greedy small models otherwise loop on one line).
     :param seed: sampling seed.
     :param tool_calls: ``'native'`` parses tool calls into ``tool_calls``; ``'text'`` leaves
         them in ``content``.
@@ -58,6 +61,7 @@ class BackendConfig:
     context_tokens: int | None = None
     threads: int | None = None
     temperature: float = 0.0
+    repeat_penalty: float = 1.05
     seed: int = 0
     tool_calls: str = 'native'
 
@@ -119,11 +123,9 @@ class LlamaBackend:
         self.load_s = time.monotonic() - started
         self.threads = threads
         self.runtime = f'llama-cpp-python {llama_cpp.__version__}'
-        metadata = self.llm.metadata
-        self.template = ChatTemplate(metadata.get('tokenizer.chat_template', ''),
-                                     model_name=model.name, takes_images=model.takes_images)
-        self._add_bos = metadata.get('tokenizer.ggml.add_bos_token', 'false') == 'true'
+        self.tokenizer = ModelTokenizer(model, llm=self.llm)
         self.requests = 0
+        self.cancelled = 0
 
     def __repr__(self) -> str:
         return (f'LlamaBackend({self.model.name!r}, {self.runtime}, ctx {self.context_tokens}, '
@@ -131,8 +133,7 @@ class LlamaBackend:
 
     def tokenize(self, text: str) -> list[int]:
         """Return the model's tokens of a rendered prompt (special tokens parsed)."""
-        return list(self.llm.tokenize(text.encode('utf-8'), add_bos=self._add_bos,
-                                      special=True))
+        return self.tokenizer.tokenize(text)
 
     def render(self, body: Mapping[str, Any]) -> tuple[str, str | None]:
         """Return the prompt text of a request and the forced reply start (or ``None``)."""
@@ -149,7 +150,7 @@ class LlamaBackend:
         if choice == 'none':
             tools = []
         try:
-            return self.template.render(messages, tools, force_tool=force), force
+            return self.tokenizer.render(messages, tools, force_tool=force), force
         except TemplateError as exc:
             raise RequestError(str(exc)) from exc
 
@@ -182,11 +183,13 @@ class LlamaBackend:
         out = self.llm.create_completion(
             prompt=tokens, max_tokens=max_tokens, temperature=temperature,
             top_p=float(body.get('top_p', 1.0 if temperature == 0 else 0.95)),
-            repeat_penalty=1.0, stop=body.get('stop') or None,
+            repeat_penalty=self.config.repeat_penalty, stop=body.get('stop') or None,
             seed=body.get('seed', self.config.seed), stream=False,
             stopping_criteria=self._stopping([lambda _ids, _logits: cancelled()]))
         elapsed = time.monotonic() - started
         self.requests += 1
+        if cancelled():
+            self.cancelled += 1
         choice = out['choices'][0]
         text = choice['text']
         if force is not None:

@@ -41,9 +41,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="context tokens (default: the catalogue's)")
     parser.add_argument('--tool-calls', default='native', choices=TOOL_CALL_MODES,
                         help='native: parse tool calls into tool_calls (default); text: leave '
-                             "them in content as the model wrote them")
+                             'them in content as the model wrote them')
     parser.add_argument('--temperature', type=float, default=0.0,
                         help='used when a request sends none (default 0: greedy)')
+    parser.add_argument('--repeat-penalty', type=float, default=1.05,
+                        help="llama.cpp repetition penalty (default 1.05, Qwen2.5-Coder's own)")
     parser.add_argument('--seed', type=int, default=0, help='sampling seed (default 0)')
 
 
@@ -52,13 +54,14 @@ def serve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .backend import LlamaBackend
-    from .http import ModelHTTPServer
+    from .http_server import ModelHTTPServer
     from .server import READY_PREFIX
 
     model = resolve_model(args.model)
     path = Path(args.gguf) if args.gguf else ensure_gguf(model)
     config = BackendConfig(context_tokens=args.context, threads=args.threads,
                            temperature=args.temperature, seed=args.seed,
+                           repeat_penalty=args.repeat_penalty,
                            tool_calls=args.tool_calls)
     backend = LlamaBackend(model, path, config)
     server = ModelHTTPServer(backend, args.host, args.port)

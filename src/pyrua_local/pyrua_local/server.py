@@ -48,6 +48,7 @@ class LocalServer:
         self.base_url: str | None = None
         self.info: dict = {}
         self._process: subprocess.Popen | None = None
+        self._drainer: threading.Thread | None = None
         self._log_tail: deque[str] = deque(maxlen=40)
 
     def __repr__(self) -> str:
@@ -66,7 +67,8 @@ class LocalServer:
         cfg = self.config
         argv = [sys.executable, '-m', 'pyrua_local', 'serve', '--model', self.model.name,
                 '--gguf', str(path), '--port', '0', '--tool-calls', cfg.tool_calls,
-                '--temperature', repr(cfg.temperature), '--seed', str(cfg.seed)]
+                '--temperature', repr(cfg.temperature), '--seed', str(cfg.seed),
+                '--repeat-penalty', repr(cfg.repeat_penalty)]
         if cfg.threads is not None:
             argv += ['--threads', str(cfg.threads)]
         if cfg.context_tokens is not None:
@@ -89,8 +91,9 @@ class LocalServer:
             self.command(path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=stderr, env=env, text=False, start_new_session=True)
         if self.log_path is None:
-            threading.Thread(target=self._drain, args=(self._process.stderr,),
-                             daemon=True).start()
+            self._drainer = threading.Thread(target=self._drain, args=(self._process.stderr,),
+                                             daemon=True)
+            self._drainer.start()
         else:
             stderr.close()
         ready = self._wait_ready()
@@ -157,5 +160,9 @@ class LocalServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+        if self._drainer is not None:
+            self._drainer.join(timeout=5)  # EOF once the process is gone
+            self._drainer = None
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()

@@ -1,4 +1,4 @@
-"""
+r"""
 OpenAI chat messages -> the prompt text a GGUF model was trained on, with its own template.
 
 The template is the model's ``tokenizer.chat_template`` (GGUF metadata), rendered as
@@ -70,7 +70,8 @@ class ChatTemplate:
         self.knows_tools = 'tools' in source
 
     def __repr__(self) -> str:
-        return f'ChatTemplate({self.model_name!r}, tools={"native" if self.knows_tools else "hermes"})'
+        tools = 'native' if self.knows_tools else 'hermes'
+        return f'ChatTemplate({self.model_name!r}, tools={tools})'
 
     def render(self, messages: Sequence[Mapping[str, Any]],
                tools: Sequence[Mapping[str, Any]] | None = None, *,

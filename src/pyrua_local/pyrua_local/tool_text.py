@@ -8,7 +8,8 @@ Three forms are recognised, in this order:
 2. A JSON object with ``name`` and ``arguments`` (or ``parameters``), alone or in a
    ```` ```json ```` block.
 3. A ```` ```python ```` block, only where a tool named ``python`` with a ``code`` argument is
-   offered: the block becomes ``python(code=...)``.
+   offered: the block becomes ``python(code=...)``. A block with no language tag counts only
+   if it compiles as Python.
 
 The arguments come back as a JSON string, as an OpenAI server would send them, so the
 planners check every call the same way whatever form it came in. JSON inside a call is read
@@ -102,8 +103,18 @@ def _json_object(text: str) -> TextParse | None:
     return None
 
 
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, '<cell>', 'exec')
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def _python_blocks(text: str) -> TextParse | None:
-    blocks = [m for m in _FENCE.finditer(text) if m.group(1).lower() in ('python', 'py')]
+    blocks = [m for m in _FENCE.finditer(text)
+              if m.group(1).lower() in ('python', 'py', 'python3')
+              or (not m.group(1) and _compiles(m.group(2)))]
     if not blocks:
         return None
     calls = tuple(TextToolCall(PYTHON_TOOL, json.dumps({'code': m.group(2).rstrip()}),

@@ -144,6 +144,21 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
     :returns: the episode record (``run_dir`` set when recorded).
     :raises ValueError: for an unknown world name, listing the registered ones.
     """
+    if spec.uses_endpoint:
+        from ..llm.local import serving
+
+        # A local model (--model local) is served for this episode unless the spec already
+        # points at a server (pyrua eval starts one for all its episodes).
+        with serving(spec.endpoint) as endpoint:
+            return _run_spec(replace(spec, endpoint=endpoint), opener, observers, on_begin,
+                             on_cell, on_call)
+    return _run_spec(spec, opener, observers, on_begin, on_cell, on_call)
+
+
+def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None, observers: Sequence[Any],
+              on_begin: Callable[[EpisodeWorld], None] | None,
+              on_cell: Callable[[Cell, CellResult], None] | None,
+              on_call: Callable[[Ledger], None] | None) -> EpisodeResult:
     if opener is None:
         if spec.world not in WORLDS:
             raise ValueError(unknown_name('world', spec.world, WORLDS))

@@ -7,7 +7,9 @@ a final record in DIR, run the rest (an ``infra_error`` once more), show progres
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, ExitStack
+from dataclasses import dataclass, replace
 import os
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,33 @@ class EvalSummary:
     def __repr__(self) -> str:
         return (f'EvalSummary({self.out}: {self.total} episodes, {self.skipped} already done, '
                 f'{self.ran} run, {self.retried} retried after infra_error)')
+
+
+@contextmanager
+def local_servers(jobs: Iterable[EpisodeJob]) -> Iterator[list[EpisodeJob]]:
+    """
+    Serve each local model the jobs name once for all of them; yield the jobs pointed there.
+
+    A job names one with ``model: local...`` and no ``base_url``; the servers stop when the
+    block ends.
+    """
+    from ..llm.local import serving, wants_local_server
+
+    served: dict[str, str] = {}
+    out = []
+    with ExitStack() as stack:
+        for job in jobs:
+            interface = job.interface
+            if interface.endpoint and not interface.cost_model:
+                endpoint = interface.endpoint_config()
+                if wants_local_server(endpoint):
+                    if endpoint.model not in served:
+                        served[endpoint.model] = stack.enter_context(serving(endpoint)).base_url
+                    interface = replace(interface, endpoint={
+                        **interface.endpoint, 'base_url': served[endpoint.model]})
+                    job = replace(job, interface=interface)
+            out.append(job)
+        yield out
 
 
 def run_eval(spec: EvalSpec, out: str | os.PathLike[str],
@@ -70,7 +99,8 @@ def run_eval(spec: EvalSpec, out: str | os.PathLike[str],
         return None
 
     try:
-        executor.run(pending, job_fn, handle)
+        with local_servers(pending) as served:
+            executor.run(served, job_fn, handle)
     finally:
         bar.close()
     return EvalSummary(out=Path(out), total=len(jobs), skipped=len(finished),

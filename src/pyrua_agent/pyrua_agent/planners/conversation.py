@@ -124,14 +124,18 @@ class ConversationPlanner(ABC):
         client = ChatClient(self.endpoint, ledger=self.ledger, prices=self.prices)
         self._client = self.wrap_client(client) if self.wrap_client is not None else client
         self._budgets = budgets
-        self.tools = self.build_tools(card)
-        self.messages = [
-            system_message(self.build_system_prompt(self.tools, card)),
-            task_card_message(card, detail=self.image_detail, fmt=self.image_format),
-        ]
+        self.tools, self.messages = self.opening(card)
         self._queue.clear()
         self._answers.clear()
         self._corrected = False
+
+    def opening(self, card: TaskCard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Return the tools and the first messages (system prompt, task card) of an episode."""
+        tools = self.build_tools(card)
+        return tools, [
+            system_message(self.build_system_prompt(tools, card)),
+            task_card_message(card, detail=self.image_detail, fmt=self.image_format),
+        ]
 
     def next_step(self) -> Cell | Finish:
         """

@@ -1,0 +1,75 @@
+"""
+``--model local``: an open model served on 127.0.0.1 by ``pyrua_local`` for the planners.
+
+``serving(endpoint)`` is the one place a local model name becomes an endpoint. With no
+``base_url`` (the default, OpenAI's), it starts the model's server for the life of the
+``with`` block; with a ``base_url`` (a ``pyrua serve`` already running) it only adapts the
+settings. Either way the endpoint says what the model takes (text only: images become their
+labels) and its per-attempt timeout grows with the prompt (``LOCAL_PREFILL_FLOOR_TPS``): a
+CPU model's prefill of a long prompt takes minutes, and a client that gives up and re-sends
+only makes the server compute twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+import logging
+
+from pyrua_local.models import is_local, resolve_model
+
+from .config import EndpointConfig, OPENAI_BASE_URL
+
+_LOG = logging.getLogger(__name__)
+LOCAL_PREFILL_FLOOR_TPS = 4.0
+"""The slowest prompt speed planned for (tokens/s): the 1.5B model on one busy core did 9-20."""
+LOCAL_TIMEOUT_S = 600.0
+"""Per-attempt time for generating the reply, on top of the prefill allowance."""
+LOCAL_MAX_OUTPUT_TOKENS = 768
+"""Reply cap unless the endpoint sets one: a cell is a few hundred tokens; a CPU model makes
+5-40 tokens/s, so an unbounded ramble costs minutes."""
+
+
+def wants_local_server(endpoint: EndpointConfig) -> bool:
+    """Return True when ``endpoint`` names a local model and no server to reach it at."""
+    return is_local(endpoint.model) and endpoint.base_url.rstrip('/') == OPENAI_BASE_URL
+
+
+def local_endpoint(endpoint: EndpointConfig, base_url: str) -> EndpointConfig:
+    """
+    Return ``endpoint`` pointed at a local model's server at ``base_url``.
+
+    :raises ValueError: for a model name not in the ``pyrua_local`` catalogue.
+    """
+    model = resolve_model(endpoint.model)
+    return replace(endpoint, base_url=base_url, model=model.name,
+                   takes_images=model.takes_images,
+                   timeout_s=max(endpoint.timeout_s, LOCAL_TIMEOUT_S),
+                   max_output_tokens=endpoint.max_output_tokens or LOCAL_MAX_OUTPUT_TOKENS,
+                   prefill_tokens_per_s=endpoint.prefill_tokens_per_s or LOCAL_PREFILL_FLOOR_TPS,
+                   max_retries=min(endpoint.max_retries, 2))
+
+
+@contextmanager
+def serving(endpoint: EndpointConfig) -> Iterator[EndpointConfig]:
+    """
+    Yield the endpoint to use for ``endpoint``, serving a local model meanwhile if it names one.
+
+    :raises MissingModel: / ``MissingRuntime`` / ``ServerStartFailed`` (``pyrua_local``)
+        when the model cannot be served; each says what to install or where the log is.
+    """
+    if not is_local(endpoint.model):
+        yield endpoint
+        return
+    if not wants_local_server(endpoint):
+        yield local_endpoint(endpoint, endpoint.base_url)
+        return
+    from pyrua_local import LocalServer
+
+    model = resolve_model(endpoint.model)
+    _LOG.info('starting the local model server for %s', model.name)
+    with LocalServer(model) as server:
+        _LOG.info('local model %s at %s (%s)', model.name, server.base_url,
+                  server.info.get('runtime'))
+        yield local_endpoint(endpoint, server.base_url)

@@ -1,0 +1,93 @@
+"""A real open model drives the twin: both planners end to end, token accounting in its tokens.
+
+SmolLM2-135M (greedy, so deterministic) is the smallest model that installs from the
+registry; it rarely solves anything, so these tests check the path, not the skill: the CLI
+serves the model itself (``--model local:...``, no endpoint, no key), every call is counted
+in the model's own tokens, the recording holds the calls, and the episode ends with a reason.
+"""
+
+import json
+
+from pyrua_agent.budgets import BudgetConfig
+from pyrua_agent.cli import main
+from pyrua_agent.episode import EpisodeSpec, run_episode, WORLDS
+from pyrua_agent.llm import EndpointConfig
+from pyrua_agent.llm.client import text_only_messages
+from pyrua_agent.llm.local import serving
+from pyrua_agent.planners import make_planner
+from pyrua_agent.recording import read_transcript
+from pyrua_local.testing import require_local_model
+import pytest
+
+pytestmark = pytest.mark.slow
+SMOL = 'local:smollm2-135m'
+END_REASONS = {'solved', 'gave_up', 'call_budget', 'cell_budget', 'wall_clock',
+               'context_overflow'}
+
+
+@pytest.fixture(autouse=True)
+def _model():
+    require_local_model('smollm2-135m')
+
+
+@pytest.mark.parametrize('planner', ['code', 'tools'])
+def test_pyrua_run_serves_a_local_model_and_records_its_calls(tmp_path, monkeypatch, capsys,
+                                                              planner):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv('OPENAI_API_KEY', raising=False)  # a local model needs no key
+    status = main(['run', '--task', 'pick_place', '--planner', planner, '--model', SMOL,
+                   '--max-calls', '2', '--json', 'episode.json'])
+    assert status == 0
+    record = json.loads((tmp_path / 'episode.json').read_text())
+    assert record['end_reason'] in END_REASONS, record['end_detail']
+    assert record['planner'] == planner
+    assert {c['model'] for c in record['calls']} == {'smollm2-135m'}
+    assert 1 <= record['llm_calls'] <= 2
+    assert record['input_tokens'] > 1000 and record['output_tokens'] > 0
+    assert record['images_sent'] == 0  # text only: the images went as labels
+    (run_dir,) = (tmp_path / 'runs').iterdir()
+    calls = read_transcript(run_dir).llm_calls
+    assert len(calls) == record['llm_calls']
+    assert sum(c['accounting']['input_tokens'] for c in calls) == record['input_tokens']
+    assert '[llm] call 1:' in capsys.readouterr().out
+
+
+def test_token_counts_are_the_models_own(tmp_path):
+    from pyrua_local.tokenizer import ModelTokenizer
+
+    spec = EpisodeSpec(task='pick_place', planner='code', record=False,
+                       endpoint=EndpointConfig(model=SMOL, max_output_tokens=96))
+    sent = []
+
+    class Capture:
+        """Wraps the episode's client (the planner's wrap_client hook) to see each request."""
+
+        def __init__(self, client):
+            self._client = client
+
+        def __getattr__(self, name):
+            return getattr(self._client, name)
+
+        def complete(self, messages, tools=None, tool_choice=None):
+            reply = self._client.complete(messages, tools, tool_choice)
+            sent.append((list(messages), list(tools or ()), reply))
+            return reply
+
+    with serving(spec.endpoint) as endpoint:
+        assert not endpoint.takes_images and endpoint.base_url.startswith('http://127.0.0.1:')
+        opened = WORLDS['twin'](spec, None)
+        try:
+            planner = make_planner('code', primitives=opened.world.primitives,
+                                   endpoint=endpoint, wrap_client=Capture)
+            result = run_episode(opened.world, planner,
+                                 budgets=BudgetConfig(max_llm_calls=2))
+        finally:
+            opened.close()
+    assert result.ledger.totals().llm_calls == len(sent) >= 1
+    tokenizer = ModelTokenizer('smollm2-135m')
+    for index, (messages, tools, reply) in enumerate(sent):
+        expected = tokenizer.count(text_only_messages(messages), tools)
+        assert reply.record.input_tokens == expected
+        assert 0 < reply.record.output_tokens <= endpoint.max_output_tokens
+        if index:  # the history is a prefix of the next request: its KV cache is reused
+            assert reply.record.cached_input_tokens > expected // 2

@@ -1,0 +1,73 @@
+"""The served model, through the real openai client: tool calls, usage, errors, hang-ups."""
+
+import json
+import time
+import urllib.request
+
+import openai
+import pytest
+
+pytestmark = pytest.mark.slow
+
+TOOLS = [{'type': 'function', 'function': {
+    'name': 'python', 'description': 'Run Python code on the robot.',
+    'parameters': {'type': 'object', 'properties': {'code': {'type': 'string'}},
+                   'required': ['code']}}}]
+ASK = [{'role': 'system', 'content': 'You control a robot. Call the python tool with code.'},
+       {'role': 'user', 'content': "Print the left arm pose: print(robo.pose('left'))"}]
+
+
+@pytest.fixture
+def client(smol_server):
+    with openai.OpenAI(base_url=smol_server.base_url, api_key='none', max_retries=0) as c:
+        yield c
+
+
+def _health(server):
+    with urllib.request.urlopen(server.base_url[:-3] + '/health', timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_a_forced_call_comes_back_as_tool_calls_and_usage_counts_the_cache(client):
+    first = client.chat.completions.create(model='local', messages=ASK, tools=TOOLS,
+                                           tool_choice='required', max_tokens=60)
+    choice = first.choices[0]
+    assert choice.finish_reason == 'tool_calls'
+    (call,) = choice.message.tool_calls
+    assert call.function.name == 'python' and call.id.startswith('call_')
+    assert first.usage.completion_tokens > 0
+    again = client.chat.completions.create(model='local', messages=ASK, tools=TOOLS,
+                                           tool_choice='required', max_tokens=60)
+    # Same prompt again: everything but the last prompt token comes from the KV cache.
+    assert again.usage.prompt_tokens == first.usage.prompt_tokens
+    assert again.usage.prompt_tokens_details.cached_tokens == first.usage.prompt_tokens - 1
+    assert again.choices[0].message.tool_calls[0].function.arguments == call.function.arguments
+
+
+def test_errors_are_openai_errors_the_client_understands(client, smol_server):
+    with pytest.raises(openai.NotFoundError) as unknown:
+        client.chat.completions.create(model='gpt-5', messages=ASK)
+    assert unknown.value.code == 'model_not_found' and 'smollm2-135m' in unknown.value.message
+    image = {'role': 'user', 'content': [
+        {'type': 'text', 'text': 'look'},
+        {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,AAAA'}}]}
+    with pytest.raises(openai.BadRequestError, match='reads text only'):
+        client.chat.completions.create(model='local', messages=[image])
+    huge = [{'role': 'user', 'content': 'robot ' * 9000}]
+    with pytest.raises(openai.BadRequestError, match='maximum context length'):
+        client.chat.completions.create(model='local', messages=huge)
+    assert _health(smol_server)['status'] == 'ok'
+
+
+def test_a_client_that_hangs_up_stops_the_generation(smol_server):
+    before = _health(smol_server)['cancelled']
+    with openai.OpenAI(base_url=smol_server.base_url, api_key='none', max_retries=0,
+                       timeout=1.0) as impatient:
+        with pytest.raises(openai.APITimeoutError):
+            impatient.chat.completions.create(
+                model='local', max_tokens=4000, temperature=1.0, seed=3,
+                messages=[{'role': 'user', 'content': 'Write a very long story.'}])
+    deadline = time.monotonic() + 120
+    while _health(smol_server)['cancelled'] == before:
+        assert time.monotonic() < deadline, 'the abandoned request was never stopped'
+        time.sleep(0.2)
