@@ -29,7 +29,7 @@ class WorkerLimits:
 
     memory_mb: int | None = 2048
     processes: int = 64
-    sandbox_memory_mb: int | None = 3072
+    sandbox_memory_mb: int | None = 2048
     file_size_mb: int = 256
     open_files: int = 256
     scratch_mb: int = 512
