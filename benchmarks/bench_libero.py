@@ -98,21 +98,27 @@ def locate_errors(suites: list[str], states: list[int], tasks: list[int] | None)
 
     out = {}
     for suite in suites:
-        errors, declared, found = [], 0, 0
+        errors, declared, found, rows = [], 0, 0, []
         for index in tasks if tasks is not None else range(task_count(suite)):
             world = load(f'{suite}/{index}', states[0])
             try:
                 for state in states:
                     world.reset(index=state)
                     scene = world.rgbd.scene()
-                    for name, _ in world.rgbd._instances:
+                    for name, category in world.rgbd._instances:
                         declared += 1
                         if name not in scene:
+                            rows.append({'task': index, 'state': state, 'name': name,
+                                         'category': category, 'error_mm': None})
                             continue
                         found += 1
                         est = world.rgbd.locate(name)
                         truth = world.oracle.locate(name)
                         errors.append(np.abs(np.subtract(est.position_m, truth.position_m)))
+                        rows.append({'task': index, 'state': state, 'name': name,
+                                     'category': category,
+                                     'long_side_m': round(max(truth.size_m), 3),
+                                     'error_mm': (errors[-1] * 1000).round(1).tolist()})
             finally:
                 world.close()
         errs = np.array(errors).reshape(-1, 3) * 1000
@@ -121,8 +127,8 @@ def locate_errors(suites: list[str], states: list[int], tasks: list[int] | None)
             row.update({'median_mm': np.median(errs, axis=0).round(1).tolist(),
                         'p90_mm': np.percentile(errs, 90, axis=0).round(1).tolist(),
                         'within_20mm': float(np.mean(errs.max(axis=1) <= 20))})
-        out[suite] = row
         print(f'  {suite}: {json.dumps(row)}', flush=True)
+        out[suite] = {**row, 'objects': rows}
     return out
 
 
