@@ -326,7 +326,7 @@ class Node:
         self._allow_undeclared_parameters = allow_undeclared_parameters
         self._parameter_overrides = dict(OVERRIDES.get(node_name, {}))
         self._descriptors: dict = {}
-        self.__node = (node_name, namespace or '/')
+        self.__node = (node_name, namespace or NAMESPACE)
         self._logger = Logger()
         self.__executor_weakref = None
         self._parameter_event_publisher = self.create_publisher(
@@ -469,6 +469,10 @@ class Node:
 
 OVERRIDES: dict[str, dict[str, Any]] = {}
 """Parameter overrides per node name (what launch or ``--ros-args -p`` would pass)."""
+ERRORS: list[BaseException] = []
+"""Exceptions raised by action execute callbacks (rclpy logs them)."""
+NAMESPACE = '/'
+"""The namespace of nodes that name none (what launch's ``PushRosNamespace`` gives)."""
 
 
 class MutuallyExclusiveCallbackGroup:
@@ -633,7 +637,12 @@ class ActionServer(_Waitable):
                              daemon=True).start()
 
     def _execute(self, handle: ServerGoalHandle, client_handle: ClientGoalHandle) -> None:
-        result = self.execute_callback(handle)
+        try:
+            result = self.execute_callback(handle)
+        except Exception as exc:  # rclpy logs it, aborts the goal and sends an empty Result
+            ERRORS.append(exc)
+            handle.abort()
+            result = self.action_type.Result()
         client_handle.result.set_result(types.SimpleNamespace(status=STATUS[handle._state],
                                                               result=result))
 
@@ -806,6 +815,12 @@ def _modules() -> dict[str, types.ModuleType]:
 def install(monkeypatch: Any, typestore: Any) -> None:
     """Put the double's modules into ``sys.modules`` (undone with the monkeypatch)."""
     global MESSAGES
+    from pyrua_primitives.conversions.control import CONTROL_MSGS_DEFINITIONS
+    from rosbags.typesys import get_types_from_msg
+
+    for name, text in CONTROL_MSGS_DEFINITIONS.items():
+        if name not in typestore.fielddefs:
+            typestore.register(get_types_from_msg(text, name))
     MESSAGES = Messages(typestore)
     for name, module in _modules().items():
         monkeypatch.setitem(sys.modules, name, module)
@@ -816,3 +831,5 @@ def install(monkeypatch: Any, typestore: Any) -> None:
     messages.message_class.cache_clear()
     monkeypatch.setattr(GRAPH, 'entities', [])
     monkeypatch.setattr(sys.modules[__name__], 'OVERRIDES', {})
+    monkeypatch.setattr(sys.modules[__name__], 'NAMESPACE', '/')
+    monkeypatch.setattr(sys.modules[__name__], 'ERRORS', [])

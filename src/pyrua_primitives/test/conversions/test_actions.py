@@ -109,7 +109,7 @@ def test_goal_value_reraises_aborts_and_reports_lost_results(make):
                    reason="ValueError: unknown camera 'hed'", query='', position_m=np.zeros(3),
                    size_m=np.zeros(2), height_m=0.0, top_z_m=0.0, heading_rad=0.0, cameras=[],
                    pixels=np.zeros(0, np.int64), height_source='none', bound_m=np.zeros(3),
-                   note='')
+                   note='', colour='')
     with pytest.raises(ValueError, match="unknown camera 'hed'"):
         goal_value('locate', 6, aborted)
     with pytest.raises(PrimitiveError, match='locate goal failed: /pyrua/locate rejected'):

@@ -1,0 +1,85 @@
+"""
+``sim.launch.py`` without ROS: its three nodes run the bundled program to success.
+
+sim_node, primitives_node and agent_node as launch starts them (namespace ``pyrua``,
+parameters from ``config/sim.yaml`` through the launch file's own ``_sections``), on the
+rclpy double's executor.
+
+The nodes are our node classes, unchanged: the twin behind the driver interfaces, the
+primitives as action servers, the agent's episode with its ROS station, its action
+transport and the sim node's services as evaluator. Only rclpy, tf2_ros and cv_bridge are
+doubles (``rclpy_double``: rclpy's own node state and wait-set semantics).
+"""
+
+import ast
+import importlib.util
+from pathlib import Path
+import sys
+import threading
+
+import pytest
+import yaml
+
+BRINGUP = Path(__file__).resolve().parents[1]
+_SPEC = importlib.util.spec_from_file_location('rclpy_double',
+                                               Path(__file__).with_name('rclpy_double.py'))
+rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
+if 'rclpy_double' not in sys.modules:
+    sys.modules['rclpy_double'] = rclpy_double
+    _SPEC.loader.exec_module(rclpy_double)
+
+
+def _launch_sections(path):
+    launch = BRINGUP / 'launch' / 'pyrua.launch.py'
+    tree = ast.parse(launch.read_text())
+    keep = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == '_sections'
+            or isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == 'NODES']
+    namespace = {'yaml': yaml}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), str(launch), 'exec'), namespace)
+    return namespace['_sections'](str(path))
+
+
+@pytest.fixture
+def ros(monkeypatch, typestore):
+    rclpy_double.install(monkeypatch, typestore)
+    yield rclpy_double
+    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
+        del sys.modules[name]
+
+
+@pytest.mark.slow
+def test_sim_launch_runs_the_bundled_program_to_success(ros, tmp_path, monkeypatch):
+    from pyrua_agent.recording import read_bag
+    from pyrua_primitives.ros.parameters import flatten
+
+    sections = _launch_sections(BRINGUP / 'config' / 'sim.yaml')
+    for node, section in sections.items():
+        ros.OVERRIDES[node] = flatten(section)
+    ros.OVERRIDES['agent_node'].update({'planner': 'script', 'record_dir': str(tmp_path)})
+    monkeypatch.setattr(ros, 'NAMESPACE', '/pyrua')
+
+    from pyrua_agent.ros.agent_node import AgentNode
+    from pyrua_primitives.ros.primitives_node import PrimitivesNode
+    from pyrua_sim.ros.sim_node import SimNode
+
+    sim, primitives, agent = SimNode(), PrimitivesNode(), AgentNode()
+    executor = ros.MultiThreadedExecutor(num_threads=6)
+    for node in (sim, primitives, agent):
+        executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    try:
+        result = agent.run()
+    finally:
+        executor.shutdown()
+        spinner.join(5.0)
+        agent.destroy()
+        primitives.destroy()
+        sim.destroy()
+    assert not executor.errors and not ros.ERRORS, (executor.errors, ros.ERRORS)
+    assert (result.end_reason, result.success) == ('solved', True), result.end_detail
+    recording = read_bag(result.run_dir)
+    assert recording.end['end_reason'] == 'solved'
+    cameras = {f.camera for f in recording.frames}
+    assert {'head', 'left_wrist', 'right_wrist'} <= cameras  # incl. locate's, via observed/
+    assert recording.joint_states and '/tf_static' in recording.topic_counts
