@@ -5,8 +5,8 @@ Run: ``.venv/bin/python benchmarks/bench_programs.py --tasks pick_place --layout
 (about 4 s per episode per worker). Each episode runs the task's bundled program
 (``pyrua_agent/programs/<task>.py``) through ``open_twin_world`` + ``run_episode`` +
 ``ScriptPlanner`` without recording, in a process pool. Prints one row per task, one per
-dimension and the overall mean, plus each task's failed layouts; ``--json`` writes the
-table and every episode's outcome.
+dimension and the overall mean, plus each task's failed layouts and why each failed (the
+evaluator's unmet conditions); ``--json`` writes the table and every episode's outcome.
 """
 
 import argparse
@@ -45,7 +45,7 @@ def run_one(task: str, seed: int, layout: int) -> dict:
     errors = sum(1 for r in result.cell_results if r.error)
     return {'task': task, 'seed': seed, 'layout': layout, 'success': bool(result.success),
             'score': float(result.score or 0.0), 'end_reason': result.end_reason,
-            'cells': result.cells, 'cell_errors': errors,
+            'cells': result.cells, 'cell_errors': errors, 'unmet': list(result.unmet),
             'wall_s': round(time.perf_counter() - start, 3)}
 
 
@@ -128,6 +128,9 @@ def main(argv: list[str] | None = None) -> None:
     episodes.sort(key=lambda e: (e['task'], e['layout']))
     summary = summarize(episodes)
     _print_table(summary)
+    for e in episodes:  # why each failed episode failed: the evaluator's unmet conditions
+        if not e['success']:
+            print(f"  {e['task']} layout {e['layout']}: {'; '.join(e['unmet'][:-1]) or '?'}")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({'seed': args.seed, 'layouts': args.layouts,
