@@ -1,6 +1,5 @@
 """
-Benchmark the local models: set-up, load, prompt and generation speed, the KV-cache reuse, and
-episodes driven by a real model.
+Benchmark the local models: set-up, load, speed, KV-cache reuse, real-model episodes.
 
 Run: ``.venv/bin/python benchmarks/bench_local.py`` (speeds only, a few minutes) or with
 ``--episodes`` (one pick_place episode per model and planner through ``pyrua run``: tens of

@@ -8,11 +8,11 @@ The test first reads the raw reply with the plain ``openai`` client, to know whi
 model really wrote, then checks that ``ChatClient`` turns the same reply into the tool call.
 """
 
+import openai
 from pyrua_agent.llm import ChatClient, EndpointConfig
 from pyrua_agent.llm.tools import python_tool
 from pyrua_local import BackendConfig, LocalServer, parse_text_tool_calls
 from pyrua_local.testing import require_local_model
-import openai
 import pytest
 
 pytestmark = pytest.mark.slow
