@@ -80,6 +80,15 @@ def test_sim_launch_runs_the_bundled_program_to_success(ros, tmp_path, monkeypat
     assert (result.end_reason, result.success) == ('solved', True), result.end_detail
     recording = read_bag(result.run_dir)
     assert recording.end['end_reason'] == 'solved'
-    cameras = {f.camera for f in recording.frames}
-    assert {'head', 'left_wrist', 'right_wrist'} <= cameras  # incl. locate's, via observed/
     assert recording.joint_states and '/tf_static' in recording.topic_counts
+
+    # The same program in process (pyrua run): the node's bag has the same topics and
+    # frames, those locate read in the primitives node included (observed/ topics).
+    from pyrua_agent.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(['run', '--task', 'pick_place', '--record', 'cli']) == 0
+    (cli_run,) = (tmp_path / 'cli').iterdir()
+    cli = read_bag(cli_run)
+    assert set(recording.topic_counts) == set(cli.topic_counts)
+    assert sorted(f.camera for f in recording.frames) == sorted(f.camera for f in cli.frames)
