@@ -7,9 +7,11 @@ message and a transcript only ever see values of the declared kinds and sizes. W
 annotation admits:
 
 - ``str``: a string of at most ``MAX_TEXT_CHARS`` characters.
-- ``float``: a finite real number (an int or numpy number too; not a bool).
-- ``int``: an integer (numpy integers too; not a bool) in ``INT_RANGE``, the range of the
-  ``int32`` fields of ``pyrua_msgs``; a primitive's docstring may narrow it further.
+- ``float``: a finite real number (an int, a numpy number or a 0-d numeric array too;
+  not a bool).
+- ``int``: an integer (numpy integers and 0-d integer arrays too; not a bool) in
+  ``INT_RANGE``, the range of the ``int32`` fields of ``pyrua_msgs``; a primitive's
+  docstring may narrow it further.
 - ``bool``: True or False (numpy bools too).
 - ``Sequence[float]``: a list, tuple or one-dimensional numeric numpy array of at most
   ``MAX_ITEMS`` finite numbers. ``Sequence[str]``: a list or tuple of such strings.
@@ -57,6 +59,8 @@ def describe(value: Any) -> str:
 
 
 def _is_number(value: Any) -> bool:
+    if isinstance(value, np.ndarray):  # a 0-d array, e.g. from np.array(0.1) or a reduction
+        return value.ndim == 0 and value.dtype.kind in 'iuf'
     return (isinstance(value, (int, float, np.integer, np.floating))
             and not isinstance(value, (bool, np.bool_)))
 
@@ -73,6 +77,8 @@ def _check_float(value: Any) -> None:
 
 
 def _check_int(value: Any) -> None:
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in 'iu':
+        value = value.item()
     if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
         raise _Refused(f'got {describe(value)} vs an integer')
     low, high = INT_RANGE

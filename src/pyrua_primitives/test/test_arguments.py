@@ -44,6 +44,8 @@ def test_valid_values_pass_including_numpy_numbers_and_defaults_left_out():
     _check('move_to').check(('left', np.array([0.1, 0.2, 0.3])), {'heading': np.float32(1)})
     _check('move_to').check(('left', [np.int64(0), 0.2, 0.3]), {'descend': np.bool_(True)})
     _check('vla').check(('pick', 'left'), {'steps': np.int64(10)})
+    _check('vla').check(('pick', 'left'), {'steps': np.array(10)})
+    _check('back_project').check(('head', np.array(320.5), np.float32(240)), {'z': 0})
     _check('locate').check(('red block',), {'cameras': ['head']})
     _check('locate').check(('red block', None), {})
     # A call that does not bind is the primitive's own TypeError to give.
