@@ -55,8 +55,16 @@ SIZE_WEIGHT = 1.0
 SIZE_BONUS = 0.3
 BONUS_PX = 3000
 """A segment of this many pixels or more earns the whole ``SIZE_BONUS`` off its pairings."""
-BOUND_M = (0.02, 0.02, 0.02)
-"""Per-axis error bound (x, y, z) measured on LIBERO objects (bench_libero.py --locate)."""
+BOUND_M = (0.015, 0.015, 0.015)
+"""Per-axis error bound (x, y, z) of an object whose long side is under ``FIXTURE_M``:
+``bench_libero.py --locate`` on libero_spatial, libero_object and libero_goal tasks 0-9,
+init state 2 (160 found objects): it held on every axis for 87 % of them (median error
+2 / 1 / 1 mm); the other 13 % are wrong pairings, off by 5-50 cm. Not the 90 % of the
+other backends: no bound under 5 cm holds for 90 % here."""
+FIXTURE_BOUND_M = (0.27, 0.16, 0.085)
+"""Per-axis 90th-percentile error of fixtures (cabinets, stoves, racks: 50 found) in that
+run: only parts of them are seen, and their pieces pair poorly."""
+FIXTURE_M = 0.2
 NOTE = 'perception: rgbd (depth + colour segments named by the LIBERO asset catalogue)'
 SKIP_CATEGORIES = frozenset({'table', 'kitchen_table', 'living_room_table', 'study_table',
                              'floor', 'main_table', 'target_zone'})
@@ -287,8 +295,8 @@ class RgbdLocator:
             found=True, reason='', query=query, position_m=(x, y, top - height / 2),
             size_m=(float(size[0]), float(size[1])), height_m=float(height),
             top_z_m=float(top), heading_rad=float(segment.heading_rad), cameras=(CAMERA,),
-            pixels=(int(segment.mask.sum()),), height_source='depth', bound_m=BOUND_M,
-            note=NOTE)
+            pixels=(int(segment.mask.sum()),), height_source='depth',
+            bound_m=FIXTURE_BOUND_M if size[0] >= FIXTURE_M else BOUND_M, note=NOTE)
 
 
 def _oriented_size(size_m: tuple[float, float, float],
