@@ -26,14 +26,16 @@ from pyrua_primitives.conversions.interfaces import rosbags_factory
 from pyrua_primitives.conversions.joint_states import joint_states_to_message
 from pyrua_primitives.conversions.stamps import stamp_fields
 from pyrua_primitives.conversions.transforms import matrix_to_transform_stamped
-from pyrua_primitives.ros import names
 from pyrua_primitives.station import ArmBase, ARMS, JointState
 
 from . import topics
 
-CLOCK = names.CLOCK
+CLOCK = '/clock'
 CLOCK_TYPE = 'rosgraph_msgs/msg/Clock'
 TF_STATIC = '/tf_static'
+BASE_FRAME = '{arm}/base_link'
+"""The arm base frames a station's TF names (``RosStationConfig.base_frame``'s default;
+the core imports no ``ros/`` module, ``test_driver_topics`` checks they agree)."""
 Entry = tuple[str, str, Any]
 
 
@@ -64,7 +66,7 @@ class DriverTopics:
     def arm_bases(self, bases: Sequence[ArmBase], stamp_s: float) -> list[Entry]:
         """Return one ``/tf_static`` message with ``world`` -> each arm's base frame."""
         transforms = [matrix_to_transform_stamped(
-            base.world_from_base, names.WORLD_FRAME, names.BASE_FRAME.format(arm=base.arm),
+            base.world_from_base, topics.WORLD_FRAME, BASE_FRAME.format(arm=base.arm),
             stamp_s, self._make) for base in bases]
         return [(TF_STATIC, topics.TF_MESSAGE,
                  self._make(topics.TF_MESSAGE, transforms=transforms))]
