@@ -14,7 +14,7 @@ from dataclasses import replace
 from importlib import resources
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from pyrua_primitives.naming import unknown_name
 
@@ -23,12 +23,28 @@ from .spec import EpisodeSpec
 from ..accounting import Ledger
 from ..planners.base import Cell, Planner
 from ..runtime import CellResult
-from ..world import open_benchmark, open_twin, OpenedWorld
+
+if TYPE_CHECKING:  # world.py imports episode.loop: import it where a world is opened
+    from ..world import OpenedWorld
 
 _LOG = logging.getLogger(__name__)
 
-WorldOpener = Callable[[EpisodeSpec, Any], OpenedWorld]
+WorldOpener = Callable[[EpisodeSpec, Any], 'OpenedWorld']
 """``(spec, observer or None) -> OpenedWorld``: opens the world of one episode."""
+
+
+def open_twin(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
+    """Open the embedded MuJoCo twin (``pyrua_agent.world.open_twin``)."""
+    from ..world import open_twin as open_twin_world
+
+    return open_twin_world(spec, observer)
+
+
+def open_benchmark(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
+    """Open a benchmark world, e.g. LIBERO (``pyrua_agent.world.open_benchmark``)."""
+    from ..world import open_benchmark as open_benchmark_world
+
+    return open_benchmark_world(spec, observer)
 
 
 def open_recording(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
