@@ -18,7 +18,7 @@ PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_local', 'pyrua_agent')
 SKIP_PARTS = {'ros', 'test', 'programs'}
 PRELOADED = ('numpy', 'cv2', 'mujoco', 'openai', 'yaml', 'msgpack', 'rosbags.typesys',
              'jinja2', 'httpx', 'tqdm')
-CHILD = r'''
+CHILD = r"""
 import importlib, os, sys, traceback
 for name in {preloaded!r}:
     try:
@@ -39,7 +39,7 @@ for module in sys.stdin.read().split():
     if status:
         failures.append(module)
 print(' '.join(failures))
-'''
+"""
 
 
 def _modules() -> list[str]:
