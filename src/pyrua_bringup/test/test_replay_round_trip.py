@@ -1,7 +1,9 @@
 """
-Replay round trip without ROS: record with ``pyrua run``, play the bag into the agent node.
+Replay round trip without ROS: record an episode, play the bag into the agent node.
 
-``pyrua run`` records an episode on the twin. A bag player publishes the bag's topics
+``pyrua run`` (in process) or the three nodes of ``sim.launch.py`` on the rclpy double
+(the agent node's own recording, with what primitives_node read) record an episode on the
+twin. A bag player publishes the bag's topics
 (``/joint_states`` in the driver's format, ``/tf_static``, ``/tf``, ``/clock``, the camera
 images and infos) into the rclpy double's graph, as ``ros2 bag play`` does for
 ``replay.launch.py``; a real ``RosStation`` (``station.frame_queue``, replay.yaml's topic
@@ -66,18 +68,54 @@ def ros(monkeypatch, typestore):
         del sys.modules[name]
 
 
-@pytest.mark.slow
-def test_a_pyrua_run_bag_played_into_the_agent_node_reproduces_every_cell(
-        ros, typestore, tmp_path, monkeypatch):
+def _record_with_pyrua_run(ros, script, tmp_path):
     from pyrua_agent.cli import main
+
+    assert main(['run', '--task', 'pick_place', '--planner', 'script', '--script',
+                 str(script), '--record', str(tmp_path / 'cli')]) == 0
+    (run,) = (tmp_path / 'cli').iterdir()
+    return run
+
+
+def _record_with_agent_node(ros, script, tmp_path):
+    """Run sim_node, primitives_node and agent_node (namespace pyrua) on the double."""
+    ros.OVERRIDES['primitives_node'] = {'library.segmenter': 'color'}
+    ros.OVERRIDES['agent_node'] = {'planner': 'script', 'source': str(script),
+                                   'record_dir': str(tmp_path / 'node_recorded')}
+    ros.NAMESPACE = '/pyrua'
+    from pyrua_agent.ros.agent_node import AgentNode
+    from pyrua_primitives.ros.primitives_node import PrimitivesNode
+    from pyrua_sim.ros.sim_node import SimNode
+
+    nodes = (SimNode(), PrimitivesNode(), AgentNode())
+    executor = ros.MultiThreadedExecutor()
+    for node in nodes:
+        executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    try:
+        result = nodes[2].run()
+    finally:
+        executor.shutdown()
+        spinner.join(5.0)
+        for node in reversed(nodes):
+            node.destroy()
+        ros.NAMESPACE = '/'
+    assert result.end_reason != 'infra_error', result.end_detail
+    return Path(result.run_dir)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('record', [_record_with_pyrua_run, _record_with_agent_node],
+                         ids=['pyrua_run', 'agent_node'])
+def test_a_bag_played_into_the_agent_node_reproduces_every_cell(
+        ros, typestore, tmp_path, monkeypatch, record):
     from pyrua_agent.recording import read_bag, read_transcript
 
     monkeypatch.chdir(tmp_path)
     script = tmp_path / 'cells.py'
     script.write_text(CELLS)
-    assert main(['run', '--task', 'pick_place', '--planner', 'script', '--script',
-                 str(script), '--record', 'cli']) == 0
-    (cli_run,) = (tmp_path / 'cli').iterdir()
+    cli_run = record(ros, script, tmp_path)
     recorded = read_transcript(cli_run)
 
     from pyrua_agent.ros.config import AgentNodeConfig, episode_spec
