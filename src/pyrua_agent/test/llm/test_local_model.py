@@ -91,3 +91,25 @@ def test_token_counts_are_the_models_own(tmp_path):
         assert 0 < reply.record.output_tokens <= endpoint.max_output_tokens
         if index:  # the history is a prefix of the next request: its KV cache is reused
             assert reply.record.cached_input_tokens > expected // 2
+
+
+def test_pyrua_eval_serves_one_local_model_for_all_its_episodes(tmp_path, capsys):
+    from pyrua_agent.evaluation.store import read_records
+
+    spec = tmp_path / 'spec.yaml'
+    spec.write_text(f"""\
+name: local
+tasks: [pick_place, lift_object]
+seeds: [0]
+layouts: [0]
+interfaces:
+  code: {{planner: code, endpoint: {{model: '{SMOL}', max_output_tokens: 64}}}}
+budgets: {{max_llm_calls: 1}}
+""")
+    assert main(['eval', str(spec), '--out', str(tmp_path / 'out'), '--workers', '2',
+                 '--no-progress']) == 0
+    records = read_records(tmp_path / 'out')
+    assert len(records) == 2
+    assert all(r['end_reason'] in END_REASONS and r['llm_calls'] == 1 for r in records)
+    assert {r['calls'][0]['model'] for r in records} == {'smollm2-135m'}
+    assert 'SR code' in capsys.readouterr().out
