@@ -10,6 +10,7 @@ never takes the episode down: the client sees a dead endpoint (``infra_error``).
 from __future__ import annotations
 
 from collections import deque
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -19,7 +20,7 @@ import threading
 import time
 import urllib.request
 
-from .backend import BackendConfig
+from .backend import BackendConfig, import_llama_cpp
 from .errors import ServerStartFailed
 from .models import ensure_gguf, LocalModel, resolve_model
 
@@ -79,11 +80,14 @@ class LocalServer:
         """
         Start the server and return its base URL once it answers.
 
+        :raises MissingRuntime: when llama-cpp-python is not installed.
         :raises MissingModel: / ``ModelCorrupt``: from ``ensure_gguf``.
         :raises ServerStartFailed: when the process exits or does not get ready in time.
         """
         if self.base_url is not None:
             return self.base_url
+        if importlib.util.find_spec('llama_cpp') is None:
+            import_llama_cpp()  # raises MissingRuntime with the install command
         path = ensure_gguf(self.model)
         env = dict(os.environ, PYTHONUNBUFFERED='1')
         stderr = subprocess.PIPE if self.log_path is None else self.log_path.open('ab')
