@@ -96,7 +96,8 @@ def _peak_memory_gb(policy: LocalPolicy) -> str:
     return f'{rss:.2f} GB peak RSS'
 
 
-def real_model_step(model: str, calls: int, sample_tokens: int) -> None:
+def real_model_step(model: str, calls: int, sample_tokens: int,
+                    gradient_checkpointing: bool = False) -> None:
     """Measure load, sampling and one optimizer step of a real model; print one line each."""
     import torch
 
@@ -105,15 +106,16 @@ def real_model_step(model: str, calls: int, sample_tokens: int) -> None:
     from pyrua_agent.training.tiny import python_call_text
 
     started = time.monotonic()
-    policy = LocalPolicy(model)
-    print(f'load {policy!r}: {time.monotonic() - started:.1f} s, {_peak_memory_gb(policy)}')
+    policy = LocalPolicy(model, gradient_checkpointing=gradient_checkpointing)
+    print(f'load {policy!r}: {time.monotonic() - started:.1f} s, {_peak_memory_gb(policy)}',
+          flush=True)
     prompt, cells = _first_prompt(policy)
     started = time.monotonic()
-    sampled = policy.sample(prompt, sample_tokens, policy.generator(0))
+    sampled = policy.sample(prompt, max(sample_tokens, 1), policy.generator(0))
     wall = time.monotonic() - started
     print(f'sample: {len(prompt)} prompt tokens + {len(sampled.completion_ids)} generated in '
           f'{wall:.1f} s ({len(sampled.completion_ids) / wall:.2f} tokens/s incl. prefill); '
-          f'text: {policy.decode(sampled.completion_ids)[:120]!r}')
+          f'text: {policy.decode(sampled.completion_ids)[:120]!r}', flush=True)
     end = policy.tokenizer.convert_tokens_to_ids('<|im_end|>')
     completions = []
     history = list(prompt)
@@ -129,6 +131,8 @@ def real_model_step(model: str, calls: int, sample_tokens: int) -> None:
     rollout = Rollout('bench', ('pick_place', 0), 1.0, 'solved', '', tuple(completions),
                       len(completions), 0.0)
     optimizer = torch.optim.Adam(policy.model.parameters(), lr=1e-6, eps=1e-8)
+    print(f'old log-probs of {len(completions)} calls done; {_peak_memory_gb(policy)}',
+          flush=True)
     policy.model.train()
     started = time.monotonic()
     stats = accumulate_step(policy, [(rollout, 1.0)], clip_low=0.2, clip_high=0.28)
@@ -151,6 +155,8 @@ def main() -> None:
     parser.add_argument('--calls', type=int, default=2, help='--step: model calls in the step')
     parser.add_argument('--sample-tokens', type=int, default=32,
                         help='--step: tokens sampled on the first prompt')
+    parser.add_argument('--gradient-checkpointing', action='store_true',
+                        help='--step: recompute activations in the backward pass')
     parser.add_argument('--hidden', type=int, default=32, help='tiny policy width')
     parser.add_argument('--layers', type=int, default=2, help='tiny policy layers')
     parser.add_argument('--episodes', type=int, default=16, help='episodes per measurement')
@@ -158,7 +164,8 @@ def main() -> None:
     if args.step:
         if not args.model:
             parser.error('--step needs --model (e.g. local:qwen2.5-coder-0.5b)')
-        real_model_step(args.model, args.calls, args.sample_tokens)
+        real_model_step(args.model, args.calls, args.sample_tokens,
+                        args.gradient_checkpointing)
         return
     work = Path(tempfile.mkdtemp(prefix='bench_train_'))
     model = args.model or build_tiny_policy(work / 'model', TOY_CELLS, hidden_size=args.hidden,

@@ -124,7 +124,10 @@ class LocalPolicy:
                 del self.model.config.quantization_config
         self.model.eval()
         if gradient_checkpointing:
-            self.model.gradient_checkpointing_enable()
+            # transformers 5.x renamed it (the old name warns, and is to go in v6).
+            enable = (getattr(self.model, 'activation_checkpointing_enable', None)
+                      or self.model.gradient_checkpointing_enable)
+            enable()
         self.stop_ids = self._stop_ids()
         # transformers 5.x renamed the key-value cache argument from past_key_values to cache.
         forward = inspect.signature(self.model.forward).parameters
