@@ -166,7 +166,7 @@ class ConversationPlanner(ABC):
                     _LOG.info('reply without a tool call (%d chars): sending the correction',
                               len(text))
                     self.messages.append(reply.message())
-                    self.messages.append(user_message(self.correction()))
+                    self.messages.append(user_message(self._correction_for(reply)))
                     continue
                 return Finish(text or f'the model answered without a tool call '
                                       f'(finish_reason={reply.finish_reason!r})')
@@ -181,6 +181,16 @@ class ConversationPlanner(ABC):
             raise RuntimeError(f'{self.name} planner: observe() without a pending tool call')
         call = self._queue.popleft()
         self._answers.append(self.answer(call, result))
+
+    def _correction_for(self, reply: ChatReply) -> str:
+        if reply.finish_reason != 'length':
+            return self.correction()
+        limit = self.endpoint.max_output_tokens
+        bound = f' (max_output_tokens={limit})' if limit is not None else ''
+        return (f'Your reply was cut off at the output limit{bound} after '
+                f'{reply.record.output_tokens} tokens, before any complete tool call: '
+                'nothing ran. Send a shorter call: one step of the task per cell. '
+                + self.correction())
 
     def close(self) -> None:
         """Close the HTTP connections of the episode's client."""

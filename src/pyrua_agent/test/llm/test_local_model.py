@@ -30,6 +30,49 @@ def _model():
     require_local_model('smollm2-135m')
 
 
+@pytest.fixture(scope='module')
+def smol_url():
+    """One SmolLM2 server for the planner-level tests (its KV cache keeps the system prompt)."""
+    require_local_model('smollm2-135m')
+    from pyrua_local import LocalServer
+
+    with LocalServer(SMOL) as server:
+        yield server.base_url
+
+
+class Capture:
+    """Wraps the episode's client (the planner's wrap_client hook) to see each request."""
+
+    def __init__(self, client, sent):
+        self._client = client
+        self._sent = sent
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    def complete(self, messages, tools=None, tool_choice=None):
+        reply = self._client.complete(messages, tools, tool_choice)
+        self._sent.append((list(messages), list(tools or ()), reply))
+        return reply
+
+
+def _captured_episode(spec, max_llm_calls=2):
+    """Run the code planner on the twin with a served local model; keep every request."""
+    sent = []
+    with serving(spec.endpoint) as endpoint:
+        assert not endpoint.takes_images and endpoint.base_url.startswith('http://127.0.0.1:')
+        opened = WORLDS['twin'](spec, None)
+        try:
+            planner = make_planner('code', primitives=opened.world.primitives,
+                                   endpoint=endpoint,
+                                   wrap_client=lambda client: Capture(client, sent))
+            result = run_episode(opened.world, planner,
+                                 budgets=BudgetConfig(max_llm_calls=max_llm_calls))
+        finally:
+            opened.close()
+    return result, endpoint, sent
+
+
 @pytest.mark.parametrize('planner', ['code', 'tools'])
 def test_pyrua_run_serves_a_local_model_and_records_its_calls(tmp_path, monkeypatch, capsys,
                                                               planner):
@@ -52,37 +95,13 @@ def test_pyrua_run_serves_a_local_model_and_records_its_calls(tmp_path, monkeypa
     assert '[llm] call 1:' in capsys.readouterr().out
 
 
-def test_token_counts_are_the_models_own(tmp_path):
+def test_token_counts_are_the_models_own(smol_url):
     from pyrua_local.tokenizer import ModelTokenizer
 
     spec = EpisodeSpec(task='pick_place', planner='code', record=False,
-                       endpoint=EndpointConfig(model=SMOL, max_output_tokens=96))
-    sent = []
-
-    class Capture:
-        """Wraps the episode's client (the planner's wrap_client hook) to see each request."""
-
-        def __init__(self, client):
-            self._client = client
-
-        def __getattr__(self, name):
-            return getattr(self._client, name)
-
-        def complete(self, messages, tools=None, tool_choice=None):
-            reply = self._client.complete(messages, tools, tool_choice)
-            sent.append((list(messages), list(tools or ()), reply))
-            return reply
-
-    with serving(spec.endpoint) as endpoint:
-        assert not endpoint.takes_images and endpoint.base_url.startswith('http://127.0.0.1:')
-        opened = WORLDS['twin'](spec, None)
-        try:
-            planner = make_planner('code', primitives=opened.world.primitives,
-                                   endpoint=endpoint, wrap_client=Capture)
-            result = run_episode(opened.world, planner,
-                                 budgets=BudgetConfig(max_llm_calls=2))
-        finally:
-            opened.close()
+                       endpoint=EndpointConfig(model=SMOL, base_url=smol_url,
+                                               max_output_tokens=96))
+    result, endpoint, sent = _captured_episode(spec)
     assert result.ledger.totals().llm_calls == len(sent) >= 1
     tokenizer = ModelTokenizer('smollm2-135m')
     for index, (messages, tools, reply) in enumerate(sent):
@@ -113,3 +132,17 @@ budgets: {{max_llm_calls: 1}}
     assert all(r['end_reason'] in END_REASONS and r['llm_calls'] == 1 for r in records)
     assert {r['calls'][0]['model'] for r in records} == {'smollm2-135m'}
     assert 'SR code' in capsys.readouterr().out
+
+
+def test_a_reply_cut_at_the_output_limit_is_told_so(smol_url):
+    spec = EpisodeSpec(task='pick_place', planner='code', record=False,
+                       endpoint=EndpointConfig(model=SMOL, base_url=smol_url,
+                                               max_output_tokens=6))
+    result, _, sent = _captured_episode(spec)
+    first = sent[0][2]
+    assert first.finish_reason == 'length' and first.record.output_tokens == 6
+    assert not first.tool_calls
+    correction = sent[1][0][-1]
+    assert correction['role'] == 'user'
+    assert 'cut off at the output limit (max_output_tokens=6) after 6 tokens' in (
+        correction['content'])
