@@ -266,7 +266,7 @@ def _toy(task: str) -> Callable[[], tuple]:
 
 
 def _twin(task: str, seed: int, layout: int) -> Callable[[], tuple]:
-    from pyrua_agent.world import open_twin_world
+    from pyrua_agent.episode import open_twin_world
 
     def open_world():
         world, twin = open_twin_world(task, seed, layout)

@@ -39,11 +39,11 @@ def _states(text: str) -> list[int]:
 
 def run_suite(suite: str, states: list[int], perception: str, tasks: list[int] | None) -> list:
     """Run the suite's reference program on ``states`` of each task; return the outcomes."""
-    from pyrua_agent.episode import bundled_program, EpisodeSpec, run_episode
+    from pyrua_agent.episode import bundled_program, episode_world, EpisodeSpec, run_episode
     from pyrua_agent.planners.script import ScriptPlanner
-    from pyrua_agent.world import benchmark_world
     from pyrua_primitives.library import LibraryConfig
     from pyrua_sim.benchmarks import load
+    from pyrua_sim.benchmarks.world import benchmark_parts
     from pyrua_sim.benchmarks.libero.suites import task_count
 
     program = bundled_program(f'{suite}/0')
@@ -68,7 +68,7 @@ def run_suite(suite: str, states: list[int], perception: str, tasks: list[int] |
                 world.reset(index=state)
                 spec = EpisodeSpec(task=f'{suite}/{index}', layout=state, world='libero',
                                    library=library, record=False)
-                episode = benchmark_world(spec, world)
+                episode = episode_world(spec, benchmark_parts(spec, world))
                 with contextlib.redirect_stdout(io.StringIO()):
                     result = run_episode(episode, ScriptPlanner.from_file(program))
                 outcomes.append({'suite': suite, 'task': index, 'state': state,

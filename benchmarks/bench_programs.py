@@ -33,7 +33,7 @@ def run_one(task: str, seed: int, layout: int) -> dict:
     from pyrua_agent.episode import bundled_program
     from pyrua_agent.episode import run_episode
     from pyrua_agent.planners.script import ScriptPlanner
-    from pyrua_agent.world import open_twin_world
+    from pyrua_agent.episode import open_twin_world
 
     planner = ScriptPlanner.from_file(bundled_program(task))
     start = time.perf_counter()

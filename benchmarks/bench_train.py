@@ -70,7 +70,7 @@ def _first_prompt(policy: LocalPolicy) -> tuple[list[int], list[str]]:
     from pyrua_agent.planners.percent import read_percent_file
     from pyrua_agent.prompt import code_api_reference, system_prompt
     from pyrua_agent.prompt.parts import task_card_text
-    from pyrua_agent.world import open_twin_world
+    from pyrua_agent.episode import open_twin_world
 
     world, twin = open_twin_world('pick_place', 0, 0)
     try:

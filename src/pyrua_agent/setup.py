@@ -60,5 +60,10 @@ setup(
             'pyrua = pyrua_agent.cli:main',
             'agent_node = pyrua_agent.ros.agent_node:main',
         ],
+        # The world registry (pyrua_primitives.world): each world's WorldEntry.
+        'pyrua.worlds': [
+            'replay = pyrua_agent.replay.bag_primitives:REPLAY',
+            'toy = pyrua_agent.training.toy:TOY',
+        ],
     },
 )

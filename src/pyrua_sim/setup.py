@@ -34,5 +34,10 @@ setup(
         'console_scripts': [
             'sim_node = pyrua_sim.ros.sim_node:main',
         ],
+        # The world registry (pyrua_primitives.world): each world's WorldEntry.
+        'pyrua.worlds': [
+            'twin = pyrua_sim.twin_world:TWIN',
+            'libero = pyrua_sim.benchmarks.world:LIBERO',
+        ],
     },
 )

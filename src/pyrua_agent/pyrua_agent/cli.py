@@ -227,12 +227,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _prompt(args: argparse.Namespace) -> int:
+    from pyrua_primitives.world import world_of
+
     from .episode import EpisodeSpec
     from .llm import EndpointConfig
     from .prompt.view import opening_view
 
     spec = EpisodeSpec(task=args.task, seed=args.seed, layout=args.layout,
-                       planner=args.planner, world=_world_of(args.task),
+                       planner=args.planner, world=world_of(args.task),
                        endpoint=EndpointConfig(model=args.model), record=False)
     view = opening_view(spec)
     if args.raw and view.prompt_text is None:
@@ -241,14 +243,6 @@ def _prompt(args: argparse.Namespace) -> int:
     print(view.prompt_text if args.raw else view.text())
     print(f'\n# {view.prompt_tokens} prompt tokens in {view.tokenizer}', file=sys.stderr)
     return 0
-
-
-def _world_of(task: str) -> str:
-    """Return the world a task runs in: its benchmark's, or the twin."""
-    from pyrua_sim.benchmarks import is_benchmark_task
-    from pyrua_sim.benchmarks.registry import split_task
-
-    return split_task(task)[0].name if is_benchmark_task(task) else 'twin'
 
 
 def _print_cell(index: int, label: str, code: str, output: str) -> None:
@@ -276,7 +270,9 @@ def spec_from_args(args: argparse.Namespace):
     from pyrua_primitives.library import LibraryConfig
 
     llm = needs_endpoint(args.planner)
-    world = _world_of(args.task)
+    from pyrua_primitives.world import world_of
+
+    world = world_of(args.task)
     library = LibraryConfig(use_depth=bool(getattr(args, 'depth', False)))
     if getattr(args, 'perception', 'rgb') == 'oracle':
         library = LibraryConfig(segmenter='oracle', allow_privileged=True,

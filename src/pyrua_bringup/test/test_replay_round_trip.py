@@ -120,7 +120,7 @@ def test_a_bag_played_into_the_agent_node_reproduces_every_cell(
 
     from pyrua_agent.ros.config import AgentNodeConfig, episode_spec
     from pyrua_agent.ros.episode_run import run_node_episode
-    from pyrua_agent.world import open_station
+    from pyrua_agent.episode import open_station
     from pyrua_primitives.ros.config import RosStationConfig
     from pyrua_primitives.ros.ros_station import RosStation
 

@@ -21,7 +21,7 @@ endpoint names the API key's environment variable), so they travel to worker pro
 A trainer passes ``on_cell`` to see each cell as it runs, and reads the conversation from
 the recording (``result.run_dir``, ``pyrua_agent.recording.read_transcript``) or the
 ``EpisodeResult``. ``record=False`` writes nothing; ``world`` picks a registered world
-(``WORLDS``); ``sandbox`` is the cell isolation mode.
+(``pyrua_primitives.world.world_names()``); ``sandbox`` is the cell isolation mode.
 
 Lower layers, for tests and tools: ``run_episode(world, planner)`` is the loop alone over an
 ``EpisodeWorld`` (primitives + hooks) that the caller built.
@@ -33,10 +33,11 @@ from .assembly import (
     planner_source,
     run_episode_spec,
     WorldOpener,
-    WORLDS,
 )
 from .loop import EpisodeResult, EpisodeWorld, run_episode
+from .recorded import run_recorded_episode
 from .spec import CARD_CAMERAS, EpisodeSpec, SANDBOX_MODES
+from .worlds import episode_world, open_spec_world, open_station, open_twin_world
 
 __all__ = [
     'CARD_CAMERAS',
@@ -44,11 +45,15 @@ __all__ = [
     'EpisodeSpec',
     'EpisodeWorld',
     'SANDBOX_MODES',
-    'WORLDS',
     'WorldOpener',
     'build_planner',
     'bundled_program',
+    'episode_world',
+    'open_spec_world',
+    'open_station',
+    'open_twin_world',
     'planner_source',
     'run_episode',
     'run_episode_spec',
+    'run_recorded_episode',
 ]

@@ -2,9 +2,10 @@
 ``run_episode_spec``: build the episode a spec describes, run it, record it, close it.
 
 Every user path goes through here (DESIGN.md rule 6): the world is opened by name from
-``WORLDS`` (or by the opener a caller passes, as the ROS agent node does), the recorder and
-any live observers are attached to the primitives, the runtime's transport and the model
-client, the planner is built from the planner registry, and the loop runs to one end reason.
+the world registry (``pyrua_primitives.world``; or by the opener a caller passes, as the
+ROS agent node does); only here are the recorder and any live observers attached to the
+primitive library, the runtime's transport and the model client; the planner is built
+from the planner registry, and the loop runs to one end reason.
 """
 
 from __future__ import annotations
@@ -14,52 +15,29 @@ from dataclasses import replace
 from importlib import resources
 import logging
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+import time
+from typing import Any
 
-from pyrua_primitives.naming import unknown_name
+from pyrua_primitives.world import World, world_entry
 
 from .loop import EpisodeResult, EpisodeWorld, run_episode
+from .recorded import run_recorded_episode
 from .spec import EpisodeSpec
+from .worlds import episode_world
 from ..accounting import Ledger
 from ..planners.base import Cell, Planner
+from ..recording.observer import EpisodeObserver
 from ..runtime import CellResult
-
-if TYPE_CHECKING:  # world.py imports episode.loop: import it where a world is opened
-    from ..world import OpenedWorld
 
 _LOG = logging.getLogger(__name__)
 
-WorldOpener = Callable[[EpisodeSpec, Any], 'OpenedWorld']
-"""``(spec, observer or None) -> OpenedWorld``: opens the world of one episode."""
+WorldOpener = Callable[[EpisodeSpec, EpisodeObserver | None], World]
+"""``(spec, observer or None) -> World``: opens the world of one episode (the observer is
+for a world that feeds it itself, e.g. the agent node's ROS topics; the assembly here
+attaches it to the library, the transport and the client)."""
 
-
-def open_twin(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
-    """Open the embedded MuJoCo twin (``pyrua_agent.world.open_twin``)."""
-    from ..world import open_twin as open_twin_world
-
-    return open_twin_world(spec, observer)
-
-
-def open_benchmark(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
-    """Open a benchmark world, e.g. LIBERO (``pyrua_agent.world.open_benchmark``)."""
-    from ..world import open_benchmark as open_benchmark_world
-
-    return open_benchmark_world(spec, observer)
-
-
-def open_recording(spec: EpisodeSpec, observer: Any = None) -> OpenedWorld:
-    """Open the recorded world of ``spec.recording`` (``pyrua_agent.replay.open_recording``)."""
-    from ..replay import open_recording as open_bag_world
-
-    return open_bag_world(spec, observer)
-
-
-WORLDS: dict[str, WorldOpener] = {
-    'twin': open_twin,
-    'libero': open_benchmark,
-    'replay': open_recording,
-}
-"""World registry: ``EpisodeSpec.world`` -> its opener."""
+OpenFailed = Callable[[EpisodeSpec, EpisodeObserver | None, Exception, float], EpisodeResult]
+"""``(spec, observer, error, wall_s) -> record``: the end of an episode whose world failed."""
 
 
 def bundled_program(task: str) -> Path:
@@ -142,7 +120,8 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
                      observers: Sequence[Any] = (),
                      on_begin: Callable[[EpisodeWorld], None] | None = None,
                      on_cell: Callable[[Cell, CellResult], None] | None = None,
-                     on_call: Callable[[Ledger], None] | None = None) -> EpisodeResult:
+                     on_call: Callable[[Ledger], None] | None = None,
+                     open_failed: OpenFailed | None = None) -> EpisodeResult:
     """
     Build and run the episode ``spec`` describes; return its record.
 
@@ -151,12 +130,15 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
     cells and LLM calls.
 
     :param spec: the episode.
-    :param opener: opens the world (default: ``WORLDS[spec.world]``); the ROS agent node
+    :param opener: opens the world (default: the registered ``spec.world``); the ROS agent node
         passes one over its ROS station and the sim node's services.
     :param observers: further episode observers (a live view), after the recorder.
     :param on_begin: called with the opened world before the first cell (progress display).
     :param on_cell: called after each cell with the cell and its result.
     :param on_call: called with the planner's ledger after each counted LLM call.
+    :param open_failed: when the world fails to open or to describe its first card, called
+        with ``(spec, observer, error, wall_s)``; its record is returned instead of raising
+        (the agent node: end reason ``infra_error``, recorded).
     :returns: the episode record (``run_dir`` set when recorded).
     :raises ValueError: for an unknown world name, listing the registered ones.
     """
@@ -167,21 +149,36 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
         # points at a server (pyrua eval starts one for all its episodes).
         with serving(spec.endpoint) as endpoint:
             return _run_spec(replace(spec, endpoint=endpoint), opener, observers, on_begin,
-                             on_cell, on_call)
-    return _run_spec(spec, opener, observers, on_begin, on_cell, on_call)
+                             on_cell, on_call, open_failed)
+    return _run_spec(spec, opener, observers, on_begin, on_cell, on_call, open_failed)
 
 
 def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None, observers: Sequence[Any],
               on_begin: Callable[[EpisodeWorld], None] | None,
               on_cell: Callable[[Cell, CellResult], None] | None,
-              on_call: Callable[[Ledger], None] | None) -> EpisodeResult:
+              on_call: Callable[[Ledger], None] | None,
+              open_failed: OpenFailed | None) -> EpisodeResult:
     if opener is None:
-        if spec.world not in WORLDS:
-            raise ValueError(unknown_name('world', spec.world, WORLDS))
-        opener = WORLDS[spec.world]
+        entry = world_entry(spec.world)  # refuses an unknown world, listing the registered
+        opener = lambda spec, _observer: entry.opener(spec)  # noqa: E731
     observer = _observer(spec, observers)
+    started = time.monotonic()
     try:
         opened = opener(spec, observer)
+        try:
+            world = episode_world(spec, opened, observer)
+        except BaseException:
+            opened.close()
+            raise
+    except Exception as exc:
+        if open_failed is None:
+            if observer is not None:
+                observer.close()
+            raise
+        result = open_failed(spec, observer, exc, time.monotonic() - started)
+        if observer is not None:
+            observer.close()
+        return result
     except BaseException:
         if observer is not None:
             observer.close()
@@ -189,7 +186,6 @@ def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None, observers: Sequence
     run_dir = getattr(observer, 'run_dir', None) if spec.record else None
     handed_over = False  # run_recorded_episode closes the observer itself
     try:
-        world = opened.world
         planner = build_planner(spec, world, recorder=observer, on_call=on_call)
         if on_begin is not None:
             on_begin(world)
@@ -197,8 +193,6 @@ def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None, observers: Sequence
                'max_output_chars': spec.max_output_chars, 'on_cell': on_cell,
                'sandbox': spec.sandbox}
         if observer is not None:
-            from ..recording import run_recorded_episode
-
             handed_over = True
             result = run_recorded_episode(world, planner, observer, config=spec.to_record(),
                                           **run)

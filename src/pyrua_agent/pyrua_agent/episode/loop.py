@@ -41,7 +41,7 @@ class EpisodeWorld:
     :param score: the evaluator's staged process reward in [0, 1] (None when unknown).
     :param success_guard: stop a cell before an acting primitive once the task succeeded.
     :param transport: how the runtime reaches the primitives (None: in this process); a
-        recording world passes a ``RecordedTransport``, the agent node its ROS actions.
+        recorded episode gets a ``RecordedTransport``, the agent node its ROS actions.
     :param after_cell: world state to advance with each finished cell, called with its
         result before the loop's ``on_cell`` (a replay's bag moves to the next recorded cell).
     :param unmet: the evaluator's reasons the task is not solved (one line per condition,

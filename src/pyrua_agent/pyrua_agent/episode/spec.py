@@ -34,7 +34,7 @@ class EpisodeSpec:
     :param layout: layout index.
     :param world: which world runs the task: ``'twin'`` (the embedded MuJoCo station),
         ``'replay'`` (a recorded episode's bag, see ``recording``) or another name
-        registered in ``pyrua_agent.episode.WORLDS``.
+        registered in ``pyrua_primitives.world`` (its ``pyrua.worlds`` entry points).
     :param recording: the run folder (or its bag) a ``'replay'`` world answers from; set
         for that world only.
     :param instruction: the task instruction; '' takes the world's own.

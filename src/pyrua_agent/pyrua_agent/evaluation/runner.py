@@ -47,8 +47,7 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
         loopback server).
     """
     from pyrua_primitives.library import LibraryConfig
-    from pyrua_sim.benchmarks import is_benchmark_task
-    from pyrua_sim.benchmarks.registry import split_task
+    from pyrua_primitives.world import world_of
 
     from ..episode import EpisodeSpec
 
@@ -61,7 +60,7 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
         options['source'] = interface.source.format(task=job.task, seed=job.seed,
                                                     layout=job.layout)
     library = LibraryConfig(segmenter=job.perception, allow_privileged=job.allow_privileged)
-    world = split_task(job.task)[0].name if is_benchmark_task(job.task) else 'twin'
+    world = world_of(job.task)
     return EpisodeSpec(task=job.task, seed=job.seed, layout=job.layout, world=world,
                        planner=interface.planner, library=library,
                        budgets=job.budgets, cell_timeout_s=job.cell_timeout_s,
@@ -142,18 +141,15 @@ def _run(job: EpisodeJob) -> dict[str, Any]:
 def _reference_server(job: EpisodeJob) -> Iterator[Any]:
     """Yield the endpoint of a loopback server replaying the task's reference program."""
     from .cost_model import program_cells, reference_turns
-    from ..episode import WORLDS
     from ..llm import EndpointConfig
     from ..testing import LoopbackLLMServer
 
     spec = replace(episode_spec(job), planner='script', record=False)
 
-    def open_world():
-        opened = WORLDS[spec.world](spec, None)
-        return opened.world, opened.close
+    from ..episode import open_spec_world
 
     turns, _ = reference_turns(job.interface.planner, program_cells(program_file(job)),
-                               open_world)
+                               lambda: open_spec_world(spec))
     server = LoopbackLLMServer(turns)
     try:
         yield EndpointConfig(**{**job.interface.endpoint, 'base_url': server.base_url,

@@ -105,20 +105,18 @@ def code_system_prompt(header: Mapping[str, Any]) -> str:
 
     :param header: the transcript's header (task, seed, layout, ``config.world``).
     """
-    from ..episode import EpisodeSpec, WORLDS
+    from ..episode import EpisodeSpec, open_spec_world
     from ..prompt import code_api_reference, system_prompt
-    from ..training import toy  # noqa: F401  (registers WORLDS['toy'])
 
     world = (header.get('config') or {}).get('world', 'twin')
     spec = EpisodeSpec(task=header['task'], seed=int(header['seed']),
                        layout=int(header['layout']), world=world, record=False)
-    opened = WORLDS[world](spec, None)
+    episode, close = open_spec_world(spec)
     try:
-        episode = opened.world
         return system_prompt('code', code_api_reference(episode.primitives),
                              episode.card.station_facts)
     finally:
-        opened.close()
+        close()
 
 
 class _Images:

@@ -53,7 +53,7 @@ def opening_view(spec: Any) -> OpeningView:
     """
     from pyrua_local.models import is_local
 
-    from ..episode.assembly import build_planner, WORLDS
+    from ..episode import build_planner, open_spec_world
     from ..llm import client as chat_client
     from ..llm.local import local_endpoint
     from ..llm.tokens import prompt_tokens
@@ -64,13 +64,12 @@ def opening_view(spec: Any) -> OpeningView:
     endpoint = spec.endpoint
     if is_local(endpoint.model):
         endpoint = local_endpoint(endpoint, 'http://127.0.0.1:1/v1')  # never contacted
-    opened = WORLDS[spec.world](replace(spec, record=False, endpoint=endpoint), None)
+    world, close = open_spec_world(replace(spec, record=False, endpoint=endpoint))
     try:
-        world = opened.world
         planner = build_planner(replace(spec, endpoint=endpoint), world)
         tools, messages = planner.opening(world.card)
     finally:
-        opened.close()
+        close()
     if not endpoint.takes_images:
         messages = chat_client.text_only_messages(messages)
     if is_local(spec.endpoint.model):

@@ -10,13 +10,15 @@ from .bag_reader import BagRecording, read_bag
 from .bag_repair import repair_bag
 from .observer import EpisodeObserver
 from .recorder import default_run_dir, Recorder
-from .session import RecordedChatClient, run_recorded_episode
+from .session import RecordedChatClient
 from .transcript import read_cells, read_transcript, Transcript
+from .transport import RecordedTransport
 
 __all__ = [
     'BagRecording',
     'EpisodeObserver',
     'RecordedChatClient',
+    'RecordedTransport',
     'Recorder',
     'Transcript',
     'default_run_dir',
@@ -24,5 +26,4 @@ __all__ = [
     'read_cells',
     'read_transcript',
     'repair_bag',
-    'run_recorded_episode',
 ]

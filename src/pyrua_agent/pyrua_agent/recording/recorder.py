@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 import re
 import threading
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from pyrua_primitives.station import ArmBase, CameraFrame, JointState
 
@@ -37,11 +37,13 @@ from .driver_topics import DriverTopics
 from .msg_types import load_project_types, ProjectTypes
 from .transcript import fingerprint, history_suffix, TranscriptWriter
 from ..accounting import CallRecord
-from ..episode import EpisodeResult
 from ..llm.client import ChatReply
 from ..planners.base import Cell, TaskCard
 from ..runtime import CellResult
 from ..runtime.values import recorded
+
+if TYPE_CHECKING:  # the episode package imports the recorder
+    from ..episode import EpisodeResult
 
 # Hook failures kept for the end record (each is also logged).
 _FAILURES_KEPT = 5

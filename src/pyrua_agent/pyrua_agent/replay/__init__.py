@@ -3,7 +3,7 @@ Replay of recorded episodes against their bag: no robot, no simulator.
 
 ``replay_episode`` runs a recorded episode's cells (or a person's edited copy, written by
 ``write_script``) again through ``run_episode_spec`` on the ``'replay'`` world
-(``open_recording``, registered in ``pyrua_agent.episode.WORLDS``), whose ``BagPrimitives``
+(``open_recording``, registered as world ``'replay'``), whose ``BagPrimitives``
 answer with the bag's results and camera frames, and returns a ``DivergenceReport``: per
 cell, whether the output equals the recorded output, and every call the recording has no
 result for.

@@ -19,7 +19,6 @@ call has diverged; after a divergence the recorded verdict no longer applies.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-import dataclasses
 from dataclasses import dataclass
 import functools
 import inspect
@@ -29,6 +28,7 @@ from typing import Any, TYPE_CHECKING
 
 import numpy as np
 from pyrua_primitives.library import ACTING, PrimitiveLibrary
+from pyrua_primitives.world import EvaluatorHooks, WorldEntry, WorldParts
 
 from .rebuild import rebuild_error, rebuild_result, return_hint
 from ..episode import EpisodeWorld
@@ -37,8 +37,6 @@ from ..planners.base import TaskCard
 from ..recording.bag_reader import BagRecording, read_bag, RecordedFrame
 from ..recording.convert import plain
 from ..runtime.calls import call_text
-from ..runtime.transport import InProcessTransport
-from ..world import OpenedWorld, RecordedTransport
 
 if TYPE_CHECKING:
     from ..episode import EpisodeSpec
@@ -365,16 +363,16 @@ def bag_world(recording: BagRecording, primitives: BagPrimitives | None = None, 
 
 
 def open_recording(spec: EpisodeSpec, observer: Any | None = None, *,
-                   primitives: BagPrimitives | None = None) -> OpenedWorld:
+                   primitives: BagPrimitives | None = None) -> WorldParts:
     """
     Open the world of a replay: ``spec.recording``'s bag answers every primitive call.
 
-    Registered as ``WORLDS['replay']``. With an observer (a recorder), the replay's cells,
-    primitive goals and results are recorded like any episode's; the camera frames stay
-    in the replayed bag.
+    Registered as world ``'replay'`` (``REPLAY``). With an observer (a recorder, which
+    ``run_episode_spec`` attaches), the replay's cells, primitive goals and results are
+    recorded like any episode's; the camera frames stay in the replayed bag.
 
     :param spec: the episode; ``spec.recording`` is the run folder (or its bag).
-    :param observer: records the replayed goals and results.
+    :param observer: unused here (the opener contract).
     :param primitives: the bag primitives (default: over ``spec.recording`` and the
         library's prototypes); ``replay_episode`` passes its own to read the divergences.
     :returns: the world; nothing to release.
@@ -383,9 +381,12 @@ def open_recording(spec: EpisodeSpec, observer: Any | None = None, *,
     if primitives is None:
         primitives = BagPrimitives(read_bag(spec.recording))
     world, _ = bag_world(primitives.recording, primitives)
-    transport = None
-    if observer is not None:
-        transport = RecordedTransport(InProcessTransport(world.primitives), world.primitives,
-                                      observer)
-    world = dataclasses.replace(world, success_guard=spec.success_guard, transport=transport)
-    return OpenedWorld(world=world, close=lambda: None)
+    hooks = EvaluatorHooks(success=world.success, score=world.score, after_cell=world.after_cell)
+    return WorldParts(instruction=world.card.instruction, hooks=hooks,
+                      providers=world.primitives, acting=tuple(world.acting),
+                      robot_state=world.card.robot_state, card_images=world.card.images,
+                      identity=(world.task, world.seed, world.layout), handle=primitives)
+
+
+REPLAY = WorldEntry(name='replay', opener=open_recording,
+                    summary="a recorded episode's bag answers every primitive call")

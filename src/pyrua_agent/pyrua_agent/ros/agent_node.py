@@ -38,7 +38,7 @@ from .config import AgentNodeConfig, episode_spec
 from .episode_run import run_node_episode
 from .player_gate import resume_when_subscribed
 from ..episode import EpisodeResult
-from ..world import open_station
+from ..episode import open_station
 
 
 class SimServices:

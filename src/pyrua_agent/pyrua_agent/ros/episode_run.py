@@ -11,22 +11,12 @@ reason, and its recording (when recording) holds the end record, instead of the 
 from __future__ import annotations
 
 from collections.abc import Callable
-import time
 from typing import Any
 
 from ..accounting import Ledger
 from ..episode import EpisodeResult, EpisodeSpec, run_episode_spec
-from ..errors import AgentError
 
 Opener = Callable[[EpisodeSpec, Any], Any]
-
-
-class WorldOpenFailed(AgentError):
-    """The episode's world did not open; ``result`` is the episode's record."""
-
-    def __init__(self, result: EpisodeResult) -> None:
-        super().__init__(result.end_detail)
-        self.result = result
 
 
 def failed_open_result(spec: EpisodeSpec, error: BaseException, wall_s: float) -> EpisodeResult:
@@ -40,26 +30,19 @@ def failed_open_result(spec: EpisodeSpec, error: BaseException, wall_s: float) -
                          sandbox=spec.sandbox)
 
 
-def recording_opener(opener: Opener) -> Opener:
-    """Wrap ``opener``: a failure is recorded as the episode's end and raised as such."""
+def record_failed_open(spec: EpisodeSpec, observer: Any, error: Exception,
+                       wall_s: float) -> EpisodeResult:
+    """Return (and record, when recording) the ``infra_error`` end of a world that failed."""
+    result = failed_open_result(spec, error, wall_s)
+    episode_ended = getattr(observer, 'episode_ended', None)
+    if episode_ended is not None:
+        episode_ended(result)
+    run_dir = getattr(observer, 'run_dir', None) if spec.record else None
+    if run_dir is not None:
+        from dataclasses import replace
 
-    def open_world(spec: EpisodeSpec, observer: Any) -> Any:
-        started = time.monotonic()
-        try:
-            return opener(spec, observer)
-        except Exception as exc:
-            result = failed_open_result(spec, exc, time.monotonic() - started)
-            episode_ended = getattr(observer, 'episode_ended', None)
-            if episode_ended is not None:
-                episode_ended(result)
-            run_dir = getattr(observer, 'run_dir', None) if spec.record else None
-            if run_dir is not None:
-                from dataclasses import replace
-
-                result = replace(result, run_dir=str(run_dir))
-            raise WorldOpenFailed(result) from exc
-
-    return open_world
+        result = replace(result, run_dir=str(run_dir))
+    return result
 
 
 def run_node_episode(spec: EpisodeSpec, opener: Opener) -> EpisodeResult:
@@ -70,7 +53,4 @@ def run_node_episode(spec: EpisodeSpec, opener: Opener) -> EpisodeResult:
     :param opener: opens the world (``open_station`` over the node's ROS station).
     :returns: the episode record (``run_dir`` set when recorded).
     """
-    try:
-        return run_episode_spec(spec, opener=recording_opener(opener))
-    except WorldOpenFailed as failed:
-        return failed.result
+    return run_episode_spec(spec, opener=opener, open_failed=record_failed_open)

@@ -92,7 +92,7 @@ class TrainConfig:
     :param model: the policy: a Hugging Face folder, a ``.gguf`` file, or ``local:<name>``
         of the ``pyrua_local`` catalogue (``model_source``); nothing is downloaded.
     :param tasks: training tasks; each with each layout is one instance.
-    :param world: a world of ``pyrua_agent.episode.WORLDS``: ``'twin'`` (the MuJoCo
+    :param world: a registered world (``pyrua_primitives.world``): ``'twin'`` (the MuJoCo
         station) or ``'toy'`` (the button panel of ``training.toy``).
     :param seed: layout seed of the instances.
     :param layouts: layout indices (``'0-14'``, ``[0, 3]``).
@@ -178,12 +178,13 @@ class TrainConfig:
                              '/models/Qwen3-4B-Instruct')
         if not self.tasks:
             raise ValueError('tasks [] vs at least one training task')
-        from ..episode import SANDBOX_MODES, WORLDS
-        from . import toy  # noqa: F401  (registers WORLDS['toy'])
+        from pyrua_primitives.world import world_names
+
+        from ..episode import SANDBOX_MODES
 
         from ..evaluation.executors import EXECUTORS
 
-        for name, options in (('world', WORLDS), ('engine', ENGINES),
+        for name, options in (('world', world_names()), ('engine', ENGINES),
                               ('sandbox', SANDBOX_MODES), ('executor', EXECUTORS)):
             if getattr(self, name) not in options:
                 raise ValueError(unknown_name(name, getattr(self, name), options))

@@ -20,7 +20,6 @@ import random
 import time
 from typing import Any
 
-from . import toy  # noqa: F401  (registers WORLDS['toy'], in executor workers too)
 from .config import TrainConfig
 from .engine import RolloutEngine
 from .policy import Completion

@@ -1,8 +1,8 @@
 """
 The toy world: three buttons, no robot. Solved when the first button pressed is the red one.
 
-Registered as ``WORLDS['toy']`` (task ``'press_red'``) when this module is imported, which
-``pyrua_agent.training`` does.
+Registered as world ``'toy'`` (``TOY``, named in ``pyrua_agent``'s ``pyrua.worlds`` entry
+points); it owns the task ``'press_red'``.
 
 It exists so the whole training path (planner, prompt, sandboxed cell worker, rollout engine,
 loss, optimizer) can be checked for learning in minutes on a CPU with the tiny policy
@@ -14,12 +14,8 @@ episode; only the world is small.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
-from ..episode import EpisodeSpec, EpisodeWorld, WORLDS
-from ..planners.base import TaskCard
-from ..runtime.transport import InProcessTransport
-from ..world import OpenedWorld, RecordedTransport
+from pyrua_primitives.world import EvaluatorHooks, WorldEntry, WorldParts, WorldSpec
 
 TOY_TASK = 'press_red'
 TOY_COLORS = ('red', 'green', 'blue')
@@ -56,31 +52,25 @@ class ButtonPanel:
         return bool(self.pressed) and self.pressed[0] == 'red'
 
 
-def open_toy(spec: EpisodeSpec, observer: Any | None = None) -> OpenedWorld:
+def open_toy(spec: WorldSpec) -> WorldParts:
     """
-    Open the toy world for ``spec`` (registered as ``WORLDS['toy']``).
+    Open the toy world for ``spec`` (registered as world ``'toy'``).
 
     Every layout is the same panel; the seed and layout index are only recorded.
 
     :param spec: the episode (task must be ``'press_red'``).
-    :param observer: a recorder: gets every press goal and result.
-    :returns: the world; its panel is ``opened.world.primitives['press'].__self__``.
+    :returns: the world; its panel is ``handle`` (and ``primitives['press'].__self__`` of
+        the episode world).
     :raises ValueError: for another task.
     """
     if spec.task != TOY_TASK:
         raise ValueError(f'toy world task {spec.task!r} vs {TOY_TASK!r}, its only task')
     panel = ButtonPanel()
-    primitives = {'press': panel.press}
-    transport = InProcessTransport(primitives)
-    if observer is not None:
-        transport = RecordedTransport(transport, primitives, observer)
-    card = TaskCard(task=TOY_TASK, instruction=spec.instruction or 'Press the red button first.',
-                    robot_state='three buttons: red, green, blue')
-    world = EpisodeWorld(task=TOY_TASK, seed=spec.seed, layout=spec.layout, card=card,
-                         primitives=primitives, acting=('press',), success=panel.success,
-                         score=lambda: float(panel.success()),
-                         success_guard=spec.success_guard, transport=transport)
-    return OpenedWorld(world=world, close=lambda: None)
+    hooks = EvaluatorHooks(success=panel.success, score=lambda: float(panel.success()))
+    return WorldParts(instruction=spec.instruction or 'Press the red button first.',
+                      hooks=hooks, providers={'press': panel.press}, acting=('press',),
+                      robot_state='three buttons: red, green, blue', handle=panel)
 
 
-WORLDS['toy'] = open_toy
+TOY = WorldEntry(name='toy', opener=open_toy, owns=lambda task: task == TOY_TASK,
+                 summary="three buttons, no robot (task 'press_red'): the trainer's check")

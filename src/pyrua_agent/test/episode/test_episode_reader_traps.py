@@ -46,7 +46,7 @@ def test_the_api_reference_documents_robo_instruction():
 
 
 def test_a_failed_twin_episode_says_which_condition_missed_and_what_the_score_counts():
-    from pyrua_agent.world import open_twin_world
+    from pyrua_agent.episode import open_twin_world
 
     world, twin = open_twin_world('pick_place', 0, 0)
     try:

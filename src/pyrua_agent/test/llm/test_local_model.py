@@ -10,7 +10,7 @@ import json
 
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.cli import main
-from pyrua_agent.episode import EpisodeSpec, run_episode, WORLDS
+from pyrua_agent.episode import EpisodeSpec, open_spec_world, run_episode
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.llm.client import text_only_messages
 from pyrua_agent.llm.local import serving
@@ -61,15 +61,15 @@ def _captured_episode(spec, max_llm_calls=2):
     sent = []
     with serving(spec.endpoint) as endpoint:
         assert not endpoint.takes_images and endpoint.base_url.startswith('http://127.0.0.1:')
-        opened = WORLDS['twin'](spec, None)
+        world, close = open_spec_world(spec)
         try:
-            planner = make_planner('code', primitives=opened.world.primitives,
+            planner = make_planner('code', primitives=world.primitives,
                                    endpoint=endpoint,
                                    wrap_client=lambda client: Capture(client, sent))
-            result = run_episode(opened.world, planner,
+            result = run_episode(world, planner,
                                  budgets=BudgetConfig(max_llm_calls=max_llm_calls))
         finally:
-            opened.close()
+            close()
     return result, endpoint, sent
 
 

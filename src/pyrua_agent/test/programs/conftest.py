@@ -1,9 +1,7 @@
 """Fixture for the reference-program tests: run a bundled program on a twin layout."""
 
-from pyrua_agent.episode import bundled_program
-from pyrua_agent.episode import run_episode
+from pyrua_agent.episode import bundled_program, open_twin_world, run_episode
 from pyrua_agent.planners.script import ScriptPlanner
-from pyrua_agent.world import open_twin_world
 import pytest
 
 

@@ -6,6 +6,7 @@ import json
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import numpy as np
+from pyrua_agent.episode import run_recorded_episode
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
 from pyrua_agent.recording import (
@@ -15,7 +16,6 @@ from pyrua_agent.recording import (
     read_transcript,
     RecordedChatClient,
     Recorder,
-    run_recorded_episode,
     topics,
 )
 from pyrua_agent.recording.bag_repair import find_mcap

@@ -7,10 +7,11 @@ from types import SimpleNamespace
 
 import numpy as np
 from pyrua_agent.episode import EpisodeWorld
+from pyrua_agent.episode import run_recorded_episode
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
-from pyrua_agent.recording import Recorder, run_recorded_episode
+from pyrua_agent.recording import Recorder
 from pyrua_primitives.perception.locate import LocateResult
 from pyrua_primitives.results import GripperResult, MoveResult
 from pyrua_primitives.station import (

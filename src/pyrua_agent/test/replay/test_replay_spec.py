@@ -3,9 +3,10 @@
 import dataclasses
 import functools
 
-from pyrua_agent.episode import EpisodeSpec, run_episode_spec, WORLDS
+from pyrua_agent.episode import EpisodeSpec, run_episode_spec
 from pyrua_agent.recording import read_bag
 from pyrua_agent.replay import BagPrimitives, open_recording, replay_episode
+from pyrua_primitives.world import world_names
 import pytest
 
 FRAME_TOPICS = ('/pyrua/camera/', '/tf')
@@ -17,7 +18,7 @@ def test_replay_runs_its_spec_through_run_episode_spec_and_records_like_pyrua_ru
     run_dir, recorded, prototypes = toy_run
     outcome = replay_episode(run_dir, primitives=BagPrimitives(read_bag(run_dir), prototypes))
     spec = outcome.spec
-    assert (spec.world, spec.planner) == ('replay', 'replay') and 'replay' in WORLDS
+    assert (spec.world, spec.planner) == ('replay', 'replay') and 'replay' in world_names()
     assert spec.recording == spec.source == str(run_dir) and not spec.record
     assert (spec.task, spec.seed, spec.layout) == ('toy', 7, 2)
     assert spec.budgets.max_cells == 20  # the recorded episode's budget

@@ -2,12 +2,12 @@
 
 import numpy as np
 from pyrua_agent.cli import main
-from pyrua_agent.episode import EpisodeSpec, run_episode_spec
+from pyrua_agent.episode import EpisodeSpec, open_twin_world, run_episode_spec
+from pyrua_agent.episode import run_recorded_episode
 from pyrua_agent.planners.percent import parse_percent
 from pyrua_agent.planners.script import ScriptPlanner
-from pyrua_agent.recording import Recorder, run_recorded_episode
+from pyrua_agent.recording import Recorder
 from pyrua_agent.replay import replay_episode, write_script
-from pyrua_agent.world import open_twin_world
 import pytest
 
 PROGRAM = """
@@ -80,7 +80,7 @@ def test_registered_replay_world_replays_the_twin_episode_on_its_own(twin_run):
     run_dir, recorded = twin_run
     spec = EpisodeSpec(task='pick_place', world='replay', recording=str(run_dir),
                        planner='replay', source=str(run_dir), record=False)
-    result = run_episode_spec(spec)  # WORLDS['replay'] over the library's prototypes
+    result = run_episode_spec(spec)  # world 'replay' over the library's prototypes
     assert [r.output for r in result.cell_results] == [r.output for r in recorded.cell_results]
     assert result.end_reason == recorded.end_reason and result.planner == 'replay'
 

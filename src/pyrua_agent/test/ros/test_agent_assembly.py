@@ -12,12 +12,11 @@ Everything else is the node's code path: ``episode_spec(AgentNodeConfig)``, then
 import functools
 
 from pyrua_agent.cli import main
-from pyrua_agent.episode import run_episode_spec
+from pyrua_agent.episode import open_station, run_episode_spec
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.recording import read_bag, read_transcript
 from pyrua_agent.ros.config import AgentNodeConfig, episode_spec
 from pyrua_agent.testing import code_turn, end_turns, LoopbackLLMServer
-from pyrua_agent.world import open_station
 from pyrua_sim.ros.twin_host import TwinHost
 from pyrua_sim.twin import load_twin
 import pytest

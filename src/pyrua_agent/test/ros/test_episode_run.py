@@ -2,10 +2,10 @@
 
 import functools
 
+from pyrua_agent.episode import open_station
 from pyrua_agent.recording import read_bag
 from pyrua_agent.ros.config import AgentNodeConfig, episode_spec
 from pyrua_agent.ros.episode_run import run_node_episode
-from pyrua_agent.world import open_station
 from pyrua_primitives.errors import PrimitiveError
 from pyrua_sim.twin import load_twin
 import pytest

@@ -77,7 +77,7 @@ def _script(*cells):
 @pytest.mark.parametrize('sandbox', ['auto', 'none'])
 def test_a_module_written_by_a_cell_never_runs_on_the_host_and_the_episode_fails(
         tmp_path, monkeypatch, sandbox):
-    from pyrua_agent.world import open_twin_world
+    from pyrua_agent.episode import open_twin_world
 
     monkeypatch.setenv('OPENAI_API_KEY', 'sk-secret')
     host_dir = tmp_path / 'on_host_path'
