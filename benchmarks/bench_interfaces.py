@@ -1,7 +1,7 @@
 """
 Cost model of the code and tool-calling interfaces on a fixed plan: LLM calls, input tokens.
 
-A scripted loopback server (``pyrua_agent.testing.LoopbackLLMServer``, real ``openai``
+A scripted loopback server (``pyrua_agent.llm.reference_server.LoopbackLLMServer``, real ``openai``
 client, o200k token counts and OpenAI's image formula) plays one reference program twice:
 
 - code interface: one LLM call per program cell (``python(code)``);
@@ -33,9 +33,9 @@ from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeResult, EpisodeWorld, run_episode
 from pyrua_agent.evaluation.cost_model import plan_tool_calls
 from pyrua_agent.llm import EndpointConfig
+from pyrua_agent.llm.reference_server import code_turn, LoopbackLLMServer, text_turn, tool_turn
 from pyrua_agent.planners import CodeAgentPlanner, ReplayPlanner, TaskCard, ToolCallingPlanner
 from pyrua_agent.planners.percent import parse_percent, read_percent_file, ScriptCell
-from pyrua_agent.testing import code_turn, LoopbackLLMServer, text_turn, tool_turn
 from pyrua_primitives.results import GripperResult, MoveResult
 
 TASKS = ('pick_place', 'stack_three')

@@ -26,7 +26,7 @@ from .spec import EpisodeSpec
 from .worlds import episode_world
 from ..accounting import Ledger
 from ..planners.base import Cell, Planner
-from ..recording.observer import EpisodeObserver
+from ..recording.observer import EpisodeObserver, EpisodeRecorder
 from ..runtime import CellResult
 
 _LOG = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ WorldOpener = Callable[[EpisodeSpec, EpisodeObserver | None], World]
 for a world that feeds it itself, e.g. the agent node's ROS topics; the assembly here
 attaches it to the library, the transport and the client)."""
 
-OpenFailed = Callable[[EpisodeSpec, EpisodeObserver | None, Exception, float], EpisodeResult]
+OpenFailed = Callable[[EpisodeSpec, EpisodeRecorder | None, Exception, float], EpisodeResult]
 """``(spec, observer, error, wall_s) -> record``: the end of an episode whose world failed."""
 
 
@@ -70,7 +70,8 @@ def planner_source(spec: EpisodeSpec) -> Path | None:
     return None
 
 
-def build_planner(spec: EpisodeSpec, world: EpisodeWorld, *, recorder: Any | None = None,
+def build_planner(spec: EpisodeSpec, world: EpisodeWorld, *,
+                  recorder: EpisodeRecorder | None = None,
                   on_call: Callable[[Ledger], None] | None = None) -> Planner:
     """
     Build ``spec``'s planner for ``world`` from the planner registry.
@@ -99,7 +100,8 @@ def build_planner(spec: EpisodeSpec, world: EpisodeWorld, *, recorder: Any | Non
     return planner
 
 
-def _observer(spec: EpisodeSpec, observers: Sequence[Any]) -> Any | None:
+def _observer(spec: EpisodeSpec,
+              observers: Sequence[EpisodeRecorder | None]) -> EpisodeRecorder | None:
     """Return the episode's observer: the recorder (if recording) first, then the others."""
     chain = [o for o in observers if o is not None]
     if spec.record:
@@ -117,7 +119,7 @@ def _observer(spec: EpisodeSpec, observers: Sequence[Any]) -> Any | None:
 
 
 def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
-                     observers: Sequence[Any] = (),
+                     observers: Sequence[EpisodeRecorder] = (),
                      on_begin: Callable[[EpisodeWorld], None] | None = None,
                      on_cell: Callable[[Cell, CellResult], None] | None = None,
                      on_call: Callable[[Ledger], None] | None = None,
@@ -153,7 +155,8 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
     return _run_spec(spec, opener, observers, on_begin, on_cell, on_call, open_failed)
 
 
-def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None, observers: Sequence[Any],
+def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None,
+              observers: Sequence[EpisodeRecorder],
               on_begin: Callable[[EpisodeWorld], None] | None,
               on_cell: Callable[[Cell, CellResult], None] | None,
               on_call: Callable[[Ledger], None] | None,
@@ -207,7 +210,7 @@ def _run_spec(spec: EpisodeSpec, opener: WorldOpener | None, observers: Sequence
     return replace(result, run_dir=None if run_dir is None else str(run_dir))
 
 
-def _close_quietly(observer: Any) -> None:
+def _close_quietly(observer: EpisodeRecorder) -> None:
     """Close an observer after a failure before the episode started (keep the first error)."""
     try:
         observer.close()

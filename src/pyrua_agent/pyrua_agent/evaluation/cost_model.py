@@ -22,9 +22,9 @@ import numpy as np
 
 from ..budgets import BudgetConfig
 from ..episode import EpisodeResult, EpisodeWorld, run_episode
+from ..llm.reference_server import code_turn, end_turns, ScriptedReply, tool_turn
 from ..planners import ReplayPlanner
 from ..planners.percent import read_percent_file, ScriptCell
-from ..testing import code_turn, end_turns, ScriptedReply, tool_turn
 
 PICTURE_ONLY = ('image', 'show')
 COST_MODEL_NOTE = (

@@ -142,7 +142,7 @@ def _reference_server(job: EpisodeJob) -> Iterator[Any]:
     """Yield the endpoint of a loopback server replaying the task's reference program."""
     from .cost_model import program_cells, reference_turns
     from ..llm import EndpointConfig
-    from ..testing import LoopbackLLMServer
+    from ..llm.reference_server import LoopbackLLMServer
 
     spec = replace(episode_spec(job), planner='script', record=False)
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 import logging
 import threading
-from typing import Any
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..recording.observer import EpisodeRecorder
 
 _LOG = logging.getLogger(__name__)
 
@@ -53,7 +56,7 @@ class ObserverFanout:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _other(self, observer: Any, name: str, args: tuple, kwargs: dict) -> Any:
+    def _other(self, observer: EpisodeRecorder, name: str, args: tuple, kwargs: dict) -> Any:
         method = getattr(observer, name, None)
         if method is None:
             return None

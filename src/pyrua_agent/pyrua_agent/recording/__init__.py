@@ -8,7 +8,7 @@ whose writer was killed). See ``recording.topics`` for the bag layout.
 
 from .bag_reader import BagRecording, read_bag
 from .bag_repair import repair_bag
-from .observer import EpisodeObserver
+from .observer import EpisodeObserver, EpisodeRecorder
 from .recorder import default_run_dir, Recorder
 from .session import RecordedChatClient
 from .transcript import read_cells, read_transcript, Transcript
@@ -17,6 +17,7 @@ from .transport import RecordedTransport
 __all__ = [
     'BagRecording',
     'EpisodeObserver',
+    'EpisodeRecorder',
     'RecordedChatClient',
     'RecordedTransport',
     'Recorder',

@@ -9,7 +9,7 @@ captured frame, each joint state sample, each primitive goal and its result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pyrua_primitives.station import CameraFrame, JointState
@@ -39,4 +39,38 @@ class EpisodeObserver(Protocol):
     def primitive_result(self, goal_id: int, result: Any, *, duration_s: float,
                          error: str | None = None) -> None:
         """Record the result of goal ``goal_id`` (``error``: the exception text, if it raised)."""
+        ...
+
+
+@runtime_checkable
+class EpisodeRecorder(EpisodeObserver, Protocol):
+    """
+    An observer of a whole episode, what ``run_episode_spec`` attaches.
+
+    ``Recorder``, a live view, an ``ObserverFanout`` of several. Besides the primitive
+    layer's reports it gets the episode's start, each cell, each counted model call and the
+    end, and is closed once. ``arm_bases`` (the station's fixed
+    arm frames) and ``run_dir`` are optional: the recorder has them.
+    """
+
+    def episode_started(self, config: Mapping[str, Any], card: Any, *, seed: int,
+                        layout: int, planner: str) -> None:
+        """Record the episode's start: its configuration and task card."""
+        ...
+
+    def cell(self, cell: Any, result: Any) -> None:
+        """Record one cell and its result."""
+        ...
+
+    def llm_call(self, record: Any, request_messages: Sequence[Mapping[str, Any]],
+                 reply: Any | None = None) -> None:
+        """Record one counted model call with the history it was sent."""
+        ...
+
+    def episode_ended(self, result: Any) -> None:
+        """Record the episode's end record."""
+        ...
+
+    def close(self) -> None:
+        """Finish the recording (idempotent)."""
         ...

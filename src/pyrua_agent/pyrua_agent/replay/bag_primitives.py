@@ -36,6 +36,7 @@ from ..errors import AgentError
 from ..planners.base import TaskCard
 from ..recording.bag_reader import BagRecording, read_bag, RecordedFrame
 from ..recording.convert import plain
+from ..recording.observer import EpisodeObserver
 from ..runtime.calls import call_text
 
 if TYPE_CHECKING:
@@ -362,7 +363,7 @@ def bag_world(recording: BagRecording, primitives: BagPrimitives | None = None, 
     return world, bag
 
 
-def open_recording(spec: EpisodeSpec, observer: Any | None = None, *,
+def open_recording(spec: EpisodeSpec, observer: EpisodeObserver | None = None, *,
                    primitives: BagPrimitives | None = None) -> WorldParts:
     """
     Open the world of a replay: ``spec.recording``'s bag answers every primitive call.

@@ -28,6 +28,7 @@ from pyrua_primitives.ros.params import config_from_node
 from pyrua_primitives.ros.rclpy_version import require_supported_rclpy
 from pyrua_primitives.ros.ros_station import RosStation
 from pyrua_primitives.station import CAMERAS
+from pyrua_primitives.world import World
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
@@ -37,8 +38,8 @@ from .action_transport import ActionTransport
 from .config import AgentNodeConfig, episode_spec
 from .episode_run import run_node_episode
 from .player_gate import resume_when_subscribed
-from ..episode import EpisodeResult
-from ..episode import open_station
+from ..episode import EpisodeResult, EpisodeSpec, open_station, WorldOpener
+from ..recording.observer import EpisodeRecorder
 
 
 class SimServices:
@@ -128,12 +129,14 @@ class AgentNode(Node):
             self.get_logger().info(f'episode recorded in {result.run_dir}')
         return result
 
-    def _recording_observations(self, opener: Any, spec: Any, observer: Any) -> Any:
+    def _recording_observations(self, opener: WorldOpener, spec: EpisodeSpec,
+                                observer: EpisodeRecorder | None) -> World:
         """Open the world with the primitives node's observations going to ``observer``."""
         self._observations.sink = observer
         return opener(spec, observer)
 
-    def _after_player_resumed(self, opener: Any, spec: Any, observer: Any) -> Any:
+    def _after_player_resumed(self, opener: WorldOpener, spec: EpisodeSpec,
+                              observer: EpisodeRecorder | None) -> World:
         """Resume the replay's paused bag once its subscribers exist, then open the world."""
         station = self.config.station
         resume_when_subscribed(self, self.config.player_resume_service,

@@ -15,8 +15,9 @@ from typing import Any
 
 from ..accounting import Ledger
 from ..episode import EpisodeResult, EpisodeSpec, run_episode_spec
+from ..recording.observer import EpisodeRecorder
 
-Opener = Callable[[EpisodeSpec, Any], Any]
+Opener = Callable[[EpisodeSpec, EpisodeRecorder | None], Any]
 
 
 def failed_open_result(spec: EpisodeSpec, error: BaseException, wall_s: float) -> EpisodeResult:
@@ -30,7 +31,7 @@ def failed_open_result(spec: EpisodeSpec, error: BaseException, wall_s: float) -
                          sandbox=spec.sandbox)
 
 
-def record_failed_open(spec: EpisodeSpec, observer: Any, error: Exception,
+def record_failed_open(spec: EpisodeSpec, observer: EpisodeRecorder | None, error: Exception,
                        wall_s: float) -> EpisodeResult:
     """Return (and record, when recording) the ``infra_error`` end of a world that failed."""
     result = failed_open_result(spec, error, wall_s)
