@@ -19,13 +19,16 @@ from typing import Any
 from .metrics import Groups, label, Record
 from .tables import Table
 
-LLM_PLANNERS = ('code', 'tools', 'tools_on_request')
-
 
 def llm_interfaces(groups: Groups) -> list[str]:
     """Return the interfaces whose episodes call a model (script/replay make no calls)."""
+    from ..planners import PLANNERS
+
+    def calls_a_model(planner: Any) -> bool:
+        return planner in PLANNERS and PLANNERS[planner].needs_endpoint
+
     return [name for name, records in groups.items()
-            if all(r.get('planner') in LLM_PLANNERS for r in records)]
+            if all(calls_a_model(r.get('planner')) for r in records)]
 
 
 def instance(record: Record) -> tuple[str, int, int]:

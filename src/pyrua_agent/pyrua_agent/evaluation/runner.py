@@ -21,7 +21,6 @@ import traceback
 from typing import Any
 
 from .jobs import EpisodeJob
-from .spec import LLM_PLANNERS
 from ..accounting import Ledger
 from ..episode import EpisodeResult
 
@@ -50,10 +49,11 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
     from pyrua_primitives.world import world_of
 
     from ..episode import EpisodeSpec
+    from ..planners import needs_endpoint
 
     interface = job.interface
     options: dict[str, Any] = {}
-    if interface.planner in LLM_PLANNERS:
+    if needs_endpoint(interface.planner):
         options['endpoint'] = endpoint or interface.endpoint_config()
         options['prices_file'] = job.prices
     elif interface.source is not None:

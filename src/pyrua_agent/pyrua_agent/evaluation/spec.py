@@ -41,8 +41,6 @@ from ..runtime.sandbox import SANDBOX_MODES
 SPEC_KEYS = ('allow_privileged', 'budgets', 'cell_timeout_s', 'interfaces', 'labels', 'layouts',
              'name', 'perception', 'prices', 'sandbox', 'seeds', 'success_guard', 'tasks')
 INTERFACE_KEYS = ('endpoint', 'plan', 'planner', 'source')
-LLM_PLANNERS = ('code', 'tools', 'tools_on_request')
-FILE_PLANNERS = ('replay', 'script')
 PLANS = ('reference',)
 SOURCE_FIELDS = ('task', 'seed', 'layout')
 
@@ -76,7 +74,9 @@ class InterfaceSpec:
     @property
     def model(self) -> str | None:
         """Return the model name of an LLM interface (None otherwise)."""
-        if self.planner not in LLM_PLANNERS:
+        from ..planners import needs_endpoint
+
+        if not needs_endpoint(self.planner):
             return None
         return self.endpoint_config().model
 
@@ -197,7 +197,7 @@ def _int_list(value: Any, key: str, source: str) -> tuple[int, ...]:
 
 
 def _interface(name: str, data: Any, source: str) -> InterfaceSpec:
-    from ..planners import PLANNERS
+    from ..planners import needs_endpoint, PLANNERS
 
     where = f'{source}: interface {name!r}'
     if not re.fullmatch(r'[A-Za-z0-9_-]+', str(name)):
@@ -213,7 +213,7 @@ def _interface(name: str, data: Any, source: str) -> InterfaceSpec:
     endpoint = dict(data.get('endpoint') or {})
     source_file = data.get('source')
     plan = data.get('plan')
-    if planner in LLM_PLANNERS:
+    if needs_endpoint(planner):
         if source_file is not None:
             raise ValueError(f'{where}: planner {planner!r} takes an endpoint, not a source '
                              'file; remove source')

@@ -41,13 +41,16 @@ def _code(primitives, endpoint, source, options) -> Planner:
 
 
 def _tools(primitives, endpoint, source, options) -> Planner:
-    return ToolCallingPlanner(*_llm_inputs('tools', primitives, endpoint),
-                              images='after_motion', **options)
+    return _tool_calling('tools', primitives, endpoint, options)
 
 
 def _tools_on_request(primitives, endpoint, source, options) -> Planner:
-    return ToolCallingPlanner(*_llm_inputs('tools_on_request', primitives, endpoint),
-                              images='on_request', **options)
+    return _tool_calling('tools_on_request', primitives, endpoint, options)
+
+
+def _tool_calling(name, primitives, endpoint, options) -> Planner:
+    return ToolCallingPlanner(*_llm_inputs(name, primitives, endpoint),
+                              images=PLANNERS[name].images, **options)
 
 
 def _file(name: str, source: str | Path | None, options: Mapping[str, Any]) -> Path:
@@ -75,12 +78,15 @@ class PlannerKind:
     :param needs_endpoint: it calls an LLM (needs an endpoint; its calls are recorded).
     :param reads_file: it reads its cells from a file (``source``).
     :param summary: one line for help texts.
+    :param images: the tool-calling planner's image mode (``tool_calling.IMAGE_MODES``);
+        None for the others.
     """
 
     build: Callable[..., Planner]
     needs_endpoint: bool
     reads_file: bool
     summary: str
+    images: str | None = None
 
 
 PLANNERS: dict[str, PlannerKind] = {
@@ -92,10 +98,12 @@ PLANNERS: dict[str, PlannerKind] = {
     'script': PlannerKind(build=_script, needs_endpoint=False, reads_file=True,
                           summary='runs a # %% file (default: the bundled reference program)'),
     'tools': PlannerKind(build=_tools, needs_endpoint=True, reads_file=False,
-                         summary='an LLM calls one tool per primitive, pictures after motions'),
+                         summary='an LLM calls one tool per primitive, pictures after motions',
+                         images='after_motion'),
     'tools_on_request': PlannerKind(build=_tools_on_request, needs_endpoint=True,
                                     reads_file=False,
-                                    summary='tool calling, pictures only on request'),
+                                    summary='tool calling, pictures only on request',
+                                    images='on_request'),
 }
 """The planner registry: name -> what builds it and what it needs."""
 

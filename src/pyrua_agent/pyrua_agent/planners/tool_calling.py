@@ -41,7 +41,8 @@ from ..runtime.robo import RUNTIME_KEYWORDS
 
 MOTION_PRIMITIVES = ACTING
 """Pictures follow these (the registry's acting primitives)."""
-IMAGE_MODES = {'after_motion': 'tools', 'on_request': 'tools_on_request'}
+IMAGE_MODES = ('after_motion', 'on_request')
+"""When pictures reach the model; each planner kind of ``PLANNERS`` names its own."""
 SHOW_TOOL = 'show'
 IMAGE_PRIMITIVE = 'image'
 IMAGE_TOOL_DESCRIPTION = (
@@ -162,7 +163,9 @@ class ToolCallingPlanner(ConversationPlanner):
             raise ValueError(f'primitive name {SHOW_TOOL!r} is reserved for robo.show; rename it')
         super().__init__(endpoint, prices=prices, on_call=on_call, image_detail=image_detail,
                          image_format=image_format, wrap_client=wrap_client)
-        self.name = IMAGE_MODES[images]
+        from . import PLANNERS  # the registry names the planner of each image mode
+
+        self.name = next(name for name, kind in PLANNERS.items() if kind.images == images)
         self.images = images
         self.motion = frozenset(motion) & set(primitives)
         self.cameras = tuple(cameras) if cameras is not None else None

@@ -38,3 +38,18 @@ def test_make_planner_refuses_unknown_names_and_missing_inputs(station, tmp_path
         make_planner('replay')
     with pytest.raises(ValueError, match="planner 'script' takes no options vs \\['cameras'\\]"):
         make_planner('script', source=tmp_path / 'x.py', cameras=('head',))
+
+
+def test_each_tool_calling_kind_carries_its_image_mode_and_the_harness_reads_the_registry(
+        station, endpoint):
+    from pyrua_agent.evaluation.paired import llm_interfaces
+    from pyrua_agent.planners.tool_calling import IMAGE_MODES
+
+    kinds = {name: kind.images for name, kind in PLANNERS.items() if kind.images}
+    assert sorted(kinds.values()) == sorted(IMAGE_MODES)  # one planner per image mode
+    for name, images in kinds.items():
+        planner = make_planner(name, primitives=station.primitives(), endpoint=endpoint)
+        assert (planner.name, planner.images) == (name, images)
+    groups = {'a': [{'planner': 'tools_on_request'}], 'b': [{'planner': 'script'}],
+              'c': [{'planner': 'code'}, {'planner': 'replay'}]}
+    assert llm_interfaces(groups) == ['a']
