@@ -89,6 +89,17 @@ class BackProjectResult:
         )
 
 
+def _outside_image(model: CameraModel, u: float, v: float) -> BackProjectResult | None:
+    """Return the refusal of a pixel outside ``model``'s image (None: inside)."""
+    k = model.intrinsics
+    if -0.5 <= u <= k.width - 0.5 and -0.5 <= v <= k.height - 0.5:
+        return None
+    return BackProjectResult(
+        False, f'pixel ({u:.1f}, {v:.1f}) is outside the {k.width}x{k.height} image of '
+        f'{model.camera!r}; pass -0.5 <= u <= {k.width - 0.5}, -0.5 <= v <= {k.height - 0.5}',
+        None, None, model.camera)
+
+
 def back_project(model: CameraModel, u: float, v: float, z_m: float) -> BackProjectResult:
     """
     Return the world point where the ray through pixel (u, v) meets the plane ``z = z_m``.
@@ -101,13 +112,10 @@ def back_project(model: CameraModel, u: float, v: float, z_m: float) -> BackProj
         outside the image or the ray misses the plane (points level or upward, or the
         camera is below the plane). Never extrapolates.
     """
-    k = model.intrinsics
     name = model.camera
-    if not (-0.5 <= u <= k.width - 0.5 and -0.5 <= v <= k.height - 0.5):
-        return BackProjectResult(
-            False, f'pixel ({u:.1f}, {v:.1f}) is outside the {k.width}x{k.height} image of '
-            f'{name!r}; pass -0.5 <= u <= {k.width - 0.5}, -0.5 <= v <= {k.height - 0.5}',
-            None, None, name)
+    outside = _outside_image(model, u, v)
+    if outside is not None:
+        return outside
     point = rays_to_plane(model, np.array([u]), np.array([v]), z_m)[0]
     if np.isnan(point).any():
         cam_z = float(model.world_from_camera[2, 3])
@@ -180,20 +188,17 @@ def depth_point(model: CameraModel, depth_m: np.ndarray, u: float, v: float) -> 
     :returns: the point and its range; ``hit=False`` with the reason when the pixel is
         outside the image or has no depth (nothing within the camera's range there).
     """
-    k = model.intrinsics
     name = model.camera
-    if not (-0.5 <= u <= k.width - 0.5 and -0.5 <= v <= k.height - 0.5):
-        return BackProjectResult(
-            False, f'pixel ({u:.1f}, {v:.1f}) is outside the {k.width}x{k.height} image of '
-            f'{name!r}; pass -0.5 <= u <= {k.width - 0.5}, -0.5 <= v <= {k.height - 0.5}',
-            (math.nan,) * 3, math.nan, name)
+    outside = _outside_image(model, u, v)
+    if outside is not None:
+        return outside
     col, row = int(round(u)), int(round(v))
     patch = np.asarray(depth_m, dtype=float)[max(row - 1, 0):row + 2, max(col - 1, 0):col + 2]
     values = patch[np.isfinite(patch) & (patch > 0)]
     if values.size == 0:
         return BackProjectResult(
             False, f'pixel ({u:.1f}, {v:.1f}) of {name!r} has no depth (nothing in range '
-            'there); pick a pixel on a surface', (math.nan,) * 3, math.nan, name)
+            'there); pick a pixel on a surface', None, None, name)
     ray = pixel_rays(model, np.array([float(u)]), np.array([float(v)]))[0]
     along = float(ray @ model.forward)
     distance = float(np.median(values)) / along
