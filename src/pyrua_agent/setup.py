@@ -46,7 +46,9 @@ setup(
         'ray': ['ray>=2.9'],
         'test': ['pytest>=8'],
         # GRPO training (pyrua train): the policy, its optimizer and TRL's GRPO pieces.
-        'train': ['torch>=2.4', 'transformers>=4.56', 'trl>=0.23', 'accelerate>=1.4'],
+        'train': ['torch>=2.4', 'transformers>=4.56', 'trl>=0.23', 'accelerate>=1.4',
+                  # GGUF in (from_pretrained(gguf_file=...)) and out (pyrua export --format gguf).
+                  'gguf>=0.10'],
     },
     zip_safe=False,
     maintainer='PyRUA-Lean developers',

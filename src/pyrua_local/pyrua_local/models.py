@@ -46,6 +46,9 @@ class LocalModel:
     :param takes_images: whether the model reads pixels; text-only models get image labels.
     :param quantisation: the GGUF quantisation, for tables.
     :param licence: the upstream weights' licence.
+    :param file: a GGUF file outside the catalogue (``local:/path/model.gguf``, e.g. a
+        checkpoint ``pyrua export --format gguf`` wrote): served as it is, with no sha256 to
+        check it against.
     """
 
     name: str
@@ -59,6 +62,7 @@ class LocalModel:
     takes_images: bool = False
     quantisation: str = ''
     licence: str = 'Apache-2.0'
+    file: str | None = None
 
     def __repr__(self) -> str:
         return (f'LocalModel({self.name!r}: {self.title}, {self.quantisation}, '
@@ -100,11 +104,19 @@ MODELS: dict[str, LocalModel] = {
 
 def resolve_model(spec: str) -> LocalModel:
     """
-    Return the model that ``spec`` names: ``'local'``, ``'local:<name>'`` or ``'<name>'``.
+    Return the model that ``spec`` names.
+
+    ``spec`` is ``'local'``, ``'local:<name>'``, ``'<name>'``, or ``'local:/path/model.gguf'``
+    (a file outside the catalogue, e.g. a trained checkpoint).
 
     :raises ValueError: for an unknown name, listing the known ones.
     """
     name = spec.split(':', 1)[1] if spec.startswith('local:') else spec
+    if name.endswith('.gguf'):
+        path = Path(name).expanduser().resolve()
+        return LocalModel(name=path.stem, title=f'GGUF file {path}', extra='', packages=(),
+                          member=None, sha256='', size_bytes=0, context_tokens=8192,
+                          quantisation='file', licence='unknown', file=str(path))
     if name in ('local', ''):
         name = DEFAULT_MODEL
     if name not in MODELS:
@@ -204,6 +216,11 @@ def ensure_gguf(spec: str | LocalModel, *, cache: Path | None = None) -> Path:
     :raises ModelCorrupt: when the bytes do not match the catalogue.
     """
     model = spec if isinstance(spec, LocalModel) else resolve_model(spec)
+    if model.file is not None:
+        if not Path(model.file).is_file():
+            raise MissingModel(f'GGUF file {model.file} does not exist; give the path of a '
+                               'file pyrua export --format gguf wrote, or a catalogue name')
+        return Path(model.file)
     folder = Path(cache) if cache is not None else cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     sources = list(_sources(model))

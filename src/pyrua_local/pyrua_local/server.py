@@ -66,7 +66,8 @@ class LocalServer:
     def command(self, path: Path) -> list[str]:
         """Return the server process's command line."""
         cfg = self.config
-        argv = [sys.executable, '-m', 'pyrua_local', 'serve', '--model', self.model.name,
+        name = self.model.file or self.model.name
+        argv = [sys.executable, '-m', 'pyrua_local', 'serve', '--model', name,
                 '--gguf', str(path), '--port', '0', '--tool-calls', cfg.tool_calls,
                 '--temperature', repr(cfg.temperature), '--seed', str(cfg.seed),
                 '--repeat-penalty', repr(cfg.repeat_penalty)]

@@ -63,3 +63,13 @@ def test_names_resolve_and_unknown_ones_are_refused_with_the_list():
     assert resolve_model('local:smollm2-135m') is MODELS['smollm2-135m']
     with pytest.raises(ValueError, match="did you mean 'local:qwen2.5-coder-1.5b'"):
         resolve_model('local:qwen2.5-coder')
+
+
+def test_a_gguf_file_outside_the_catalogue_is_served_as_it_is(tmp_path):
+    checkpoint = tmp_path / 'iter-0003.gguf'
+    with pytest.raises(MissingModel, match='does not exist'):
+        ensure_gguf(f'local:{checkpoint}')
+    checkpoint.write_bytes(b'GGUF')
+    model = resolve_model(f'local:{checkpoint}')
+    assert model.name == 'iter-0003' and model.file == str(checkpoint)
+    assert ensure_gguf(model) == checkpoint
