@@ -22,6 +22,7 @@ import hashlib
 import math
 
 import numpy as np
+from pyrua_primitives.perception.query import COLOURS
 
 from .errors import LayoutError
 
@@ -39,14 +40,6 @@ INDICES = range(0, 50)
 RANDOMIZED_FROM = 25
 """Generalization tasks randomise appearance and add distractors from this index on."""
 
-COLOURS: dict[str, tuple[float, float, float]] = {
-    'red': (0.85, 0.10, 0.10),
-    'green': (0.10, 0.65, 0.20),
-    'blue': (0.10, 0.30, 0.90),
-    'yellow': (0.95, 0.85, 0.10),
-    'orange': (1.00, 0.50, 0.05),
-    'purple': (0.55, 0.20, 0.75),
-}
 FIXTURE_COLOURS: dict[str, tuple[float, float, float]] = {
     'white': (0.92, 0.92, 0.90),
     'grey': (0.50, 0.50, 0.50),

@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from ..naming import unknown_name
 
 COLOURS: dict[str, tuple[float, float, float]] = {
-    'blue': (0.10, 0.30, 0.90),
+    'red': (0.85, 0.10, 0.10),
     'green': (0.10, 0.65, 0.20),
+    'blue': (0.10, 0.30, 0.90),
+    'yellow': (0.95, 0.85, 0.10),
     'orange': (1.00, 0.50, 0.05),
     'purple': (0.55, 0.20, 0.75),
-    'red': (0.85, 0.10, 0.10),
-    'yellow': (0.95, 0.85, 0.10),
 }
+"""The named colours, linear RGB: what the colour perception knows, and what the twin paints
+its objects with (``pyrua_sim.layout`` samples them in this order)."""
 
 
 @dataclass(frozen=True, slots=True)
