@@ -52,6 +52,8 @@ have_lib 'libGL.so.1' || apt_pkgs+=(libgl1)
 "$python" -c 'import ensurepip' >/dev/null 2>&1 || apt_pkgs+=(python3-venv)
 # The cell sandbox (pyrua_agent/runtime/sandbox.py); without it cells get process isolation only.
 command -v bwrap >/dev/null || apt_pkgs+=(bubblewrap)
+# Its seccomp filter (runtime/seccomp.py, through pyseccomp) needs the libseccomp library.
+have_lib 'libseccomp.so.2' || apt_pkgs+=(libseccomp2)
 if [ "$with_test" = 1 ] && ! command -v chromium >/dev/null; then
   apt_pkgs+=(chromium)
 fi
