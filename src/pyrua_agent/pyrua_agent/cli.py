@@ -231,7 +231,7 @@ def _prompt(args: argparse.Namespace) -> int:
 
     from .episode import EpisodeSpec
     from .llm import EndpointConfig
-    from .prompt.view import opening_view
+    from .episode.opening_view import opening_view
 
     spec = EpisodeSpec(task=args.task, seed=args.seed, layout=args.layout,
                        planner=args.planner, world=world_of(args.task),

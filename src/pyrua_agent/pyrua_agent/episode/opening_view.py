@@ -53,7 +53,8 @@ def opening_view(spec: Any) -> OpeningView:
     """
     from pyrua_local.models import is_local
 
-    from ..episode import build_planner, open_spec_world
+    from .assembly import build_planner
+    from .worlds import open_spec_world
     from ..llm import client as chat_client
     from ..llm.local import local_endpoint
     from ..llm.tokens import prompt_tokens
