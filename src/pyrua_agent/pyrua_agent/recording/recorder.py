@@ -216,9 +216,9 @@ class Recorder:
 
     def _episode_event(self, event: str, record: Mapping[str, Any]) -> list[Entry]:
         fields = ('task', 'seed', 'layout', 'planner', 'instruction', 'end_reason',
-                  'end_detail', 'success', 'score', 'cells', 'wall_s', 'sandbox')
+                  'end_detail', 'success', 'score', 'cells', 'wall_s', 'sandbox', 'unmet')
         defaults = {'end_reason': '', 'end_detail': '', 'success': False, 'score': None,
-                    'cells': 0, 'wall_s': 0.0, 'instruction': '', 'sandbox': ''}
+                    'cells': 0, 'wall_s': 0.0, 'instruction': '', 'sandbox': '', 'unmet': []}
         values = {name: record.get(name, defaults.get(name)) for name in fields}
         return self._typed(topics.EPISODE_EVENT, topics.EPISODE_EVENT_TYPE,
                            {'event': event, **values})
