@@ -68,7 +68,7 @@ def test_agent_node_bag_has_the_topics_of_the_cli_bag(tmp_path, monkeypatch):
         host.twin.close()
     assert (host.twin.layout.seed, host.twin.layout.index) == (0, 0)
     assert result.run_dir is not None and result.cells == 3
-    assert result.ledger.totals().llm_calls == 5  # 3 cells, the text, the text after the correction
+    assert result.ledger.totals().llm_calls == 5  # 3 cells, 2 texts (correction)
 
     node_topics = set(read_bag(result.run_dir).topic_counts)
     cli_topics = set(read_bag(cli_run).topic_counts)
