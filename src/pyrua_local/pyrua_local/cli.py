@@ -47,6 +47,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--repeat-penalty', type=float, default=1.05,
                         help="llama.cpp repetition penalty (default 1.05, Qwen2.5-Coder's own)")
     parser.add_argument('--seed', type=int, default=0, help='sampling seed (default 0)')
+    parser.add_argument('--die-with-parent', action='store_true',
+                        help='exit when the process that started this one dies (Linux; what '
+                             'LocalServer asks for, so a killed run leaves no server behind)')
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -57,6 +60,8 @@ def serve(args: argparse.Namespace) -> int:
     from .http_server import ModelHTTPServer
     from .server import READY_PREFIX
 
+    if args.die_with_parent:
+        _die_with_parent()
     model = resolve_model(args.model)
     path = Path(args.gguf) if args.gguf else ensure_gguf(model)
     config = BackendConfig(context_tokens=args.context, threads=args.threads,
@@ -81,6 +86,18 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _die_with_parent() -> None:
+    """Get SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG); exit if it is gone already."""
+    import ctypes
+    import os
+
+    parent = os.getppid()
+    if sys.platform.startswith('linux'):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent or parent == 1:
+        sys.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -70,7 +70,7 @@ class LocalServer:
         argv = [sys.executable, '-m', 'pyrua_local', 'serve', '--model', name,
                 '--gguf', str(path), '--port', '0', '--tool-calls', cfg.tool_calls,
                 '--temperature', repr(cfg.temperature), '--seed', str(cfg.seed),
-                '--repeat-penalty', repr(cfg.repeat_penalty)]
+                '--repeat-penalty', repr(cfg.repeat_penalty), '--die-with-parent']
         if cfg.threads is not None:
             argv += ['--threads', str(cfg.threads)]
         if cfg.context_tokens is not None:

@@ -71,3 +71,36 @@ def test_a_client_that_hangs_up_stops_the_generation(smol_server):
     while _health(smol_server)['cancelled'] == before:
         assert time.monotonic() < deadline, 'the abandoned request was never stopped'
         time.sleep(0.2)
+
+
+def test_a_server_dies_with_the_process_that_started_it(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from pyrua_local.testing import require_local_model
+
+    require_local_model('smollm2-135m')
+    # A parent that starts a server, prints its pid and base URL, then waits to be killed.
+    script = ('from pyrua_local import LocalServer\n'
+              'import os, sys, time\n'
+              "s = LocalServer('local:smollm2-135m'); s.start()\n"
+              'print(s._process.pid, flush=True)\n'
+              'time.sleep(600)\n')
+    parent = subprocess.Popen([sys.executable, '-c', script], stdout=subprocess.PIPE, text=True)
+    server_pid = int(parent.stdout.readline())
+    parent.send_signal(signal.SIGKILL)  # no clean-up runs in the parent
+    parent.wait(timeout=30)
+    parent.stdout.close()
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            break
+        with open(f'/proc/{server_pid}/stat') as stat:
+            if stat.read().split()[2] == 'Z':  # a zombie re-parented to init: it has exited
+                break
+        assert time.monotonic() < deadline, 'the server outlived the process that started it'
+        time.sleep(0.2)
