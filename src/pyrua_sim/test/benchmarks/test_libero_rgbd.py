@@ -25,7 +25,7 @@ pytestmark = [
     pytest.mark.filterwarnings('ignore::FutureWarning'),
 ]
 
-REPLAY = textwrap.dedent('''
+REPLAY = textwrap.dedent("""
     import json, sys
     import numpy as np
     from pyrua_primitives.station import CameraFrame, CameraIntrinsics, CameraModel
@@ -45,7 +45,7 @@ REPLAY = textwrap.dedent('''
     out = {name: list(locator.locate(name).position_m) for name in locator.objects()}
     assert 'libero' not in sys.modules and 'robosuite' not in sys.modules, 'a simulator'
     print(json.dumps(out))
-''')
+""")
 
 
 def test_rgbd_locates_from_saved_frames_alone_as_it_does_live(tmp_path):
