@@ -65,15 +65,9 @@ def system_prompt(interface: str, api_reference: str, station_facts: str) -> str
 
 
 def task_card_text(card: TaskCard) -> str:
-    """
-    Return the text of the task card: the instruction and the robot's state.
-
-    The task's registry name is left out: small models called it as a tool (Qwen2.5-Coder
-    0.5B called ``pick_place(...)`` in every turn of all three interfaces); the instruction
-    says everything the name does.
-    """
+    """Return the text of the task card: task name, instruction and the robot's state."""
     state = card.robot_state.strip() or '(not reported)'
-    text = f'Instruction: {card.instruction}\n\nRobot state:\n{state}'
+    text = f'Task: {card.task}\nInstruction: {card.instruction}\n\nRobot state:\n{state}'
     if card.images:
         cameras = ', '.join(camera for camera, _ in card.images)
         text += f'\n\nCamera images at the start ({cameras}) follow.'

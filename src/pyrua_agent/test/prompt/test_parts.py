@@ -49,7 +49,7 @@ def test_task_card_message_has_the_text_then_each_camera_image():
                     robot_state='left: home\nright: home',
                     images=(('head', frame), ('right_wrist', frame)))
     text = task_card_text(card)
-    assert text == ('Instruction: Stack the blocks.\n\nRobot state:\n'
+    assert text == ('Task: stack_three\nInstruction: Stack the blocks.\n\nRobot state:\n'
                     'left: home\nright: home\n\nCamera images at the start (head, '
                     'right_wrist) follow.')
     message = task_card_message(card, detail='low')
@@ -63,4 +63,4 @@ def test_task_card_message_has_the_text_then_each_camera_image():
 def test_task_card_without_images_is_plain_text():
     card = TaskCard(task='t', instruction='Do it.', robot_state='')
     assert task_card_message(card) == {
-        'role': 'user', 'content': 'Instruction: Do it.\n\nRobot state:\n(not reported)'}
+        'role': 'user', 'content': 'Task: t\nInstruction: Do it.\n\nRobot state:\n(not reported)'}
