@@ -9,7 +9,10 @@ count and the served prompt cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, redirect_stderr
+import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,10 @@ class ModelTokenizer:
         if llm is None:
             llama_cpp = import_llama_cpp()
             path = path or ensure_gguf(self.model)
-            llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+            # verbose=False makes llama-cpp-python swap sys.stdout's file descriptor, which a
+            # notebook's or pytest's stdout does not have: silence llama.cpp's log at fd 2.
+            with _native_stderr_silenced():
+                llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=True)
         self.llm = llm
         metadata = llm.metadata
         self.template = ChatTemplate(metadata.get('tokenizer.chat_template', ''),
@@ -61,3 +67,18 @@ class ModelTokenizer:
               tools: Sequence[Mapping[str, Any]] | None = None) -> int:
         """Return the prompt tokens of a request, as the server reports ``prompt_tokens``."""
         return len(self.tokenize(self.render(messages, tools)))
+
+
+@contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Send what native code writes to file descriptor 2, and Python's stderr, nowhere."""
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        with redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
