@@ -70,7 +70,7 @@ def serve(args: argparse.Namespace) -> int:
                            tool_calls=args.tool_calls)
     backend = LlamaBackend(model, path, config)
     server = ModelHTTPServer(backend, args.host, args.port)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     ready = {'base_url': server.base_url, 'model': model.name, 'runtime': backend.runtime,
              'load_s': round(backend.load_s, 2), 'threads': backend.threads,
              'context_tokens': backend.context_tokens, 'tool_calls': config.tool_calls,
@@ -86,6 +86,11 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    """Turn SIGTERM (LocalServer.close, a dying parent) into the Ctrl-C shutdown path."""
+    raise KeyboardInterrupt
 
 
 def _die_with_parent() -> None:
