@@ -154,6 +154,56 @@ def _stamp(msg):
     return msg.sec + msg.nanosec * 1e-9
 
 
+def test_a_joint_state_in_flight_at_the_result_does_not_shorten_the_motion(ros, make):
+    """A state stamped mid-motion that arrives after the result is not the motion's end."""
+    import numpy as np
+    from pyrua_primitives.conversions.joint_states import joint_states_to_message
+    from pyrua_primitives.ros.config import RosStationConfig
+    from pyrua_primitives.ros.ros_station import RosStation
+    from pyrua_primitives.station import JointState
+
+    trajectory = ros.MESSAGES.module('control_msgs', 'action').FollowJointTrajectory
+    driver = ros.Node('driver')
+    clock = {'t': 0.0, 'stale': 0}
+    publisher = driver.create_publisher(ros.MESSAGES.message('sensor_msgs/msg/JointState'),
+                                        '/joint_states', 10)
+
+    def publish():
+        stamp = 1.2 if clock['stale'] else clock['t']
+        clock['stale'] = max(0, clock['stale'] - 1)
+        states = [JointState(arm, np.zeros(6), np.zeros(6), 0.04, stamp)
+                  for arm in ('left', 'right')]
+        publisher.publish(joint_states_to_message(states, stamp, make))
+
+    def execute(handle):
+        clock['t'], clock['stale'] = 1.5, 3  # three mid-motion states still on their way
+        handle.succeed()
+        result = trajectory.Result()
+        result.error_code, result.error_string = 0, ''
+        return result
+
+    driver.create_timer(0.01, publish)
+    ros.ActionServer(driver, trajectory, '/left_arm_controller/follow_joint_trajectory',
+                     execute)
+    client = ros.Node('station_client')
+    station = RosStation(client, RosStationConfig(), ros.ReentrantCallbackGroup())
+    executor = ros.MultiThreadedExecutor(num_threads=2)
+    executor.add_node(driver)
+    executor.add_node(client)
+    thread = _spin(executor)
+    try:
+        assert station.time_s() == 0.0
+        result = station.follow_joint_trajectory('left', np.zeros((1, 6)), np.array([1.5]))
+        assert result.completed, result
+        assert result.duration_s == pytest.approx(1.5)
+    finally:
+        executor.shutdown()
+        thread.join(5.0)
+        station.destroy()
+        client.destroy_node()
+        driver.destroy_node()
+
+
 @pytest.mark.slow
 def test_sim_node_tf_and_clock_never_go_back_across_reset_task(ros, sim_graph):
     import numpy as np

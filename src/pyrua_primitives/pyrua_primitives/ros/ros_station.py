@@ -28,6 +28,7 @@ from pyrua_primitives.conversions.control import (
     gripper_goal_fields,
     gripper_outcome,
     gripper_result_width,
+    STATUS_SUCCEEDED,
     trajectory_outcome,
     trajectory_to_message,
 )
@@ -142,11 +143,26 @@ class RosStation:
         """Return the latest measured joint state of ``arm``."""
         return joint_state_from_message(self._latest_joints(), check_arm(arm), self._prefix(arm))
 
-    def _fresh_joint_state(self, arm: str) -> JointState:
-        """Return a joint state published after this call (after a motion ended)."""
+    def _settled_joint_state(self, arm: str, not_before_s: float | None = None) -> JointState:
+        """
+        Return the first joint state stamped after a motion's result came back.
+
+        The first message to arrive after the result may have been stamped before it (in
+        flight while the action ended), so this takes the second; for a completed
+        trajectory it also waits, within ``wait_timeout_s``, for a stamp at or past
+        ``not_before_s`` (start + the trajectory's own duration: the station cannot finish
+        sooner). Durations are then station seconds, as in process.
+        """
         with self._joints:
             count = self._joint_count
-        return joint_state_from_message(self._latest_joints(count), arm, self._prefix(arm))
+        msg = self._latest_joints(count + 1)
+        deadline = time.monotonic() + self.config.wait_timeout_s
+        while (not_before_s is not None and station_time_s(msg) < not_before_s - 1e-6
+               and time.monotonic() < deadline):
+            with self._joints:
+                count = self._joint_count
+            msg = self._latest_joints(count)
+        return joint_state_from_message(msg, arm, self._prefix(arm))
 
     def joint_limits(self, arm: str) -> JointLimits:
         """Return the ARX-X5 joint limits (the station's fixed calibration)."""
@@ -208,11 +224,13 @@ class RosStation:
         goal.trajectory = trajectory_to_message(arm, positions_rad, times_s, make,
                                                 self._prefix(arm))
         started = self.time_s()
-        timeout = float(np.asarray(times_s)[-1]) + self.config.trajectory_margin_s
+        planned = float(np.asarray(times_s)[-1])
+        timeout = planned + self.config.trajectory_margin_s
         sent = self._run(self._trajectory[arm], goal, timeout, cancel)
         code, text = ((sent.result.error_code, sent.result.error_string)
                       if sent.result is not None else (-1, sent.error))
-        final = self._fresh_joint_state(arm)
+        done = sent.status == STATUS_SUCCEEDED and code == 0
+        final = self._settled_joint_state(arm, started + planned if done else None)
         return trajectory_outcome(sent.status, code, text, final.positions_rad,
                                   final.stamp_s - started)
 
@@ -226,7 +244,7 @@ class RosStation:
             self._prefix(arm)))
         started = self.time_s()
         sent = self._run(self._gripper[arm], goal, self.config.trajectory_margin_s, cancel)
-        final = self._fresh_joint_state(arm)
+        final = self._settled_joint_state(arm)
         duration = final.stamp_s - started  # station seconds, as in process
         if sent.result is None:
             return GripperResult(False, sent.error, final.gripper_width_m, False, duration)
