@@ -11,6 +11,7 @@ from pyrua_agent.ros.config import AgentNodeConfig
 from pyrua_primitives.conversions.actions import ACTIONS
 from pyrua_primitives.conversions.control import CONTROL_MSGS_DEFINITIONS
 from pyrua_primitives.conversions.interfaces import interface_definitions
+from pyrua_primitives.registry import ACTION_TYPES
 from pyrua_primitives.ros import names
 from pyrua_primitives.ros.config import PrimitivesNodeConfig, RosStationConfig
 from pyrua_primitives.ros.parameters import check_overrides, parameter_defaults
@@ -207,10 +208,10 @@ def test_every_primitive_action_client_is_served():
     from pyrua_primitives.library import PrimitiveLibrary
 
     primitives = set(PrimitiveLibrary.__dict__)
-    offered = {ACTIONS[p].action for p in ACTIONS if p in primitives}
+    offered = {ACTIONS[p].name for p in ACTIONS if p in primitives}
     assert offered >= {'Locate', 'MoveTo', 'Gripper'}
     for action in offered:
-        assert action in names.ACTION_NAMES, f'add {action} to pyrua_primitives.ros.names'
+        assert names.action_name(action) == ACTION_TYPES[action].ros_name
     server = _tree(NODE_MODULES['primitives_node'])
     client = _tree(SRC / 'pyrua_agent/pyrua_agent/ros/action_transport.py')
     for tree, kind in ((server, 'ActionServer'), (client, 'ActionClient')):

@@ -2,11 +2,12 @@
 ``ActionTransport``: the runtime's action-shaped Transport over rclpy ActionClients.
 
 Primitives served as ``pyrua_msgs`` actions (``ACTIONS``: locate, move_to, the gripper,
-vla) become goals to the primitives node; cancel (from the episode watchdog or a cell
-timeout) sends a cancel request that the server honours through the primitive's token.
-Every other primitive (pose, joints, image, camera_meta, back_project, wait, home) runs
-in this process on the agent node's own ROS station, as the in-process transport runs it:
-``image`` subscribes to the camera only for the frame it returns.
+vla) become goals to the primitives node, their arguments mapped to Goal fields as the
+``.action`` files define them (``conversions.goal_mapping``); cancel (from the episode
+watchdog or a cell timeout) sends a cancel request that the server honours through the
+primitive's token. Every other primitive (pose, joints, image, camera_meta, back_project,
+wait, home) runs in this process on the agent node's own ROS station, as the in-process
+transport runs it: ``image`` subscribes to the camera only for the frame it returns.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from collections.abc import Callable, Mapping
 import inspect
 from typing import Any
 
-from pyrua_primitives.conversions.actions import ACTIONS, goal_fields, goal_value
+from pyrua_primitives.arguments import RUNTIME_KEYWORDS
+from pyrua_primitives.conversions.actions import ACTIONS, goal_fields, goal_value, served_actions
 from pyrua_primitives.conversions.fields import message_to_dict
 from pyrua_primitives.errors import PrimitiveError
 from pyrua_primitives.ros.action_goal import ActionGoal
@@ -27,7 +29,7 @@ from rclpy.node import Node
 
 from ..runtime.transport import FeedbackCallback, InProcessTransport
 
-RESERVED = ('cancel', 'feedback')
+RESERVED = tuple(sorted(RUNTIME_KEYWORDS))
 
 
 class RosGoal:
@@ -78,11 +80,10 @@ class ActionTransport:
         self._primitives = dict(primitives)
         self._local = InProcessTransport(primitives)
         self._timeout = server_timeout_s
-        actions = sorted({ACTIONS[n].action for n in primitives if n in ACTIONS})
         self._clients = {
-            action: ActionClient(node, interface_class(f'pyrua_msgs/action/{action}'),
-                                 action_name(action), callback_group=callback_group)
-            for action in actions}
+            kind.name: ActionClient(node, interface_class(f'pyrua_msgs/action/{kind.name}'),
+                                    action_name(kind.name), callback_group=callback_group)
+            for kind in served_actions(primitives)}
         self._namespace = node.get_namespace().rstrip('/')
 
     def names(self) -> tuple[str, ...]:
@@ -109,8 +110,8 @@ class ActionTransport:
         arguments = {k: v for k, v in bound.arguments.items() if k not in RESERVED}
         spec = ACTIONS[name]
         goal = make(spec.type_name('Goal'), **goal_fields(name, arguments))
-        client = self._clients[spec.action]
-        full_name = f'{self._namespace}/{action_name(spec.action)}'
+        client = self._clients[spec.name]
+        full_name = f'{self._namespace}/{action_name(spec.name)}'
         if not client.wait_for_server(timeout_sec=self._timeout):
             raise PrimitiveError(f'action server {full_name} not available after '
                                  f'{self._timeout} s; is `ros2 launch pyrua_bringup '

@@ -1,11 +1,13 @@
 """
 Primitive calls <-> ``pyrua_msgs`` action goals, results and feedback.
 
-One table, ``ACTIONS``, read from the primitive registry (``@primitive(action=...)`` where
-each primitive is defined), says which primitives travel as ROS 2 actions and under which
-action type; the primitives node serves exactly these and the agent's action transport
-sends exactly these. Every other primitive (pose, joints, image, ...) is a read of the
-station that the agent node answers from its own ROS station.
+``ACTIONS`` (primitive name -> ``registry.ActionType``) is read from the primitive registry
+(``@primitive(action=...)`` where each primitive is defined) and the action type registry
+(``registry.ACTION_TYPES``); the primitives node serves exactly these and the agent's action
+transport sends exactly these. Every other primitive (pose, joints, image, ...) is a read of
+the station that the agent node answers from its own ROS station. What a goal and a feedback
+message carry comes from the ``.action`` files themselves (``goal_mapping``), never from a
+table here.
 
 An aborted goal carries the primitive's exception in ``reason`` as
 ``'<ExceptionType>: <message>'`` (misuse raises, DESIGN.md); ``raise_from_reason`` turns
@@ -14,57 +16,22 @@ it back into that exception on the caller's side.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-import importlib
-import math
+from collections.abc import Iterable, Mapping
+import functools
 from typing import Any
 
-import numpy as np
-
 from .fields import from_message, MessageFactory, to_fields
+from .goal_mapping import goal_mappings, GoalMapping, primitive_of_goal
+from .interfaces import message_fields, MessageField
 from ..errors import PrimitiveError
 from ..library import PRIMITIVES
 from ..naming import unknown_name
+from ..registry import action_type, ActionType
 
-
-@dataclass(frozen=True, slots=True)
-class ActionSpec:
-    """A primitive served as an action: its action type and result dataclass."""
-
-    action: str
-    """Action type name in ``pyrua_msgs/action``, e.g. ``'MoveTo'``."""
-    result: str
-    """Import path of the result dataclass, ``'module:Class'``."""
-    feedback: bool
-    """True when the primitive is long and reports progress."""
-
-    def type_name(self, part: str) -> str:
-        """Return the message type name of ``part`` ('Goal', 'Result' or 'Feedback')."""
-        return f'pyrua_msgs/action/{self.action}_{part}'
-
-    def result_class(self) -> type:
-        """
-        Import and return the result dataclass.
-
-        :raises ImportError: when the module that defines it is not installed.
-        """
-        module, name = self.result.split(':')
-        return getattr(importlib.import_module(module), name)
-
-
-ACTION_RESULTS: dict[str, tuple[str, bool]] = {
-    'Gripper': ('pyrua_primitives.results:GripperResult', True),
-    'Locate': ('pyrua_primitives.perception.locate:LocateResult', False),
-    'MoveTo': ('pyrua_primitives.results:MoveResult', True),
-    'VlaRollout': ('pyrua_primitives.vla:VlaResult', True),
-}
-"""Action type -> (result dataclass, has feedback)."""
-
-ACTIONS: dict[str, ActionSpec] = {
-    name: ActionSpec(info.action, *ACTION_RESULTS[info.action])
-    for name, info in PRIMITIVES.items() if info.action is not None}
-"""Primitive name -> action, from the primitive registry (``@primitive(action=...)``).
+ACTIONS: Mapping[str, ActionType] = {
+    name: action_type(info.action) for name, info in PRIMITIVES.items()
+    if info.action is not None}
+"""Primitive name -> action type, from the primitive registry (``@primitive(action=...)``).
 ``open_gripper`` and ``close_gripper`` share ``Gripper``."""
 
 EXCEPTIONS: dict[str, type[Exception]] = {
@@ -76,9 +43,9 @@ EXCEPTIONS: dict[str, type[Exception]] = {
 """Exceptions re-raised by type on the caller's side; any other becomes PrimitiveError."""
 
 
-def action_spec(primitive: str) -> ActionSpec:
+def action_spec(primitive: str) -> ActionType:
     """
-    Return the action spec of ``primitive``.
+    Return the action type serving ``primitive``.
 
     :raises KeyError: for a primitive that is not served as an action, listing those that are.
     """
@@ -87,20 +54,27 @@ def action_spec(primitive: str) -> ActionSpec:
     return ACTIONS[primitive]
 
 
-def _nan_if_none(value: Any) -> float:
-    return math.nan if value is None else float(value)
+def served_actions(primitives: Iterable[str]) -> tuple[ActionType, ...]:
+    """Return the action types serving any of ``primitives``, sorted by name."""
+    names = {ACTIONS[p].name for p in primitives if p in ACTIONS}
+    return tuple(action_type(n) for n in sorted(names))
 
 
-def _none_if_nan(value: Any) -> float | None:
-    value = float(value)
-    return None if math.isnan(value) else value
+@functools.cache
+def _mappings() -> Mapping[str, GoalMapping]:
+    return goal_mappings(PRIMITIVES)
 
 
-def _xyz(value: Any) -> np.ndarray:
-    xyz = np.asarray(value, dtype=np.float64).reshape(-1)
-    if xyz.size != 3:
-        raise ValueError(f'xyz of {xyz.size} numbers vs 3 (x, y, z) metres')
-    return xyz
+def goal_mapping(primitive: str) -> GoalMapping:
+    """
+    Return the goal mapping of ``primitive``, derived from its ``.action`` file (cached).
+
+    :raises KeyError: for a primitive that is not served as an action, listing those that are.
+    :raises ValueError: when the ``.action`` Goal and the primitives disagree, naming the
+        field.
+    """
+    action_spec(primitive)
+    return _mappings()[primitive]
 
 
 def goal_fields(primitive: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -111,29 +85,7 @@ def goal_fields(primitive: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     :param arguments: the call's arguments by parameter name (defaults applied).
     :raises TypeError: for an argument the goal cannot carry, naming it.
     """
-    spec = action_spec(primitive)
-    args = dict(arguments)
-    if spec.action == 'Locate':
-        cameras = args.pop('cameras', None)
-        fields = {'query': str(args.pop('query')),
-                  'cameras': [] if cameras is None else [str(c) for c in cameras]}
-    elif spec.action == 'MoveTo':
-        fields = {'arm': str(args.pop('arm')), 'xyz': _xyz(args.pop('xyz')),
-                  'heading': _nan_if_none(args.pop('heading', None)),
-                  'descend': bool(args.pop('descend', False)),
-                  'max_tilt': float(args.pop('max_tilt', 0.0)),
-                  'path': str(args.pop('path', 'line')),
-                  'relative': bool(args.pop('relative', False))}
-    elif spec.action == 'Gripper':
-        fields = {'arm': str(args.pop('arm')), 'action': PRIMITIVES[primitive].goal['action'],
-                  'width': _nan_if_none(args.pop('width', None))}
-    else:
-        fields = {'instruction': str(args.pop('instruction')), 'arm': str(args.pop('arm')),
-                  'steps': int(args.pop('steps'))}
-    if args:
-        raise TypeError(f'{primitive}() argument(s) {sorted(args)} cannot travel in a '
-                        f'{spec.action} goal; call {primitive} without them over ROS')
-    return fields
+    return goal_mapping(primitive).goal_fields(arguments)
 
 
 def call_from_goal(action: str, goal: Any) -> tuple[str, dict[str, Any]]:
@@ -142,27 +94,14 @@ def call_from_goal(action: str, goal: Any) -> tuple[str, dict[str, Any]]:
 
     :param action: the action type name, e.g. ``'MoveTo'``.
     :param goal: the goal message.
-    :raises ValueError: for an unknown action or a Gripper goal whose action is not
-        'open' or 'close'.
+    :raises ValueError: for an unknown action or a goal whose implied field names no
+        primitive (a Gripper goal whose action is not 'open' or 'close').
     """
-    if action == 'Locate':
-        cameras = tuple(str(c) for c in goal.cameras)
-        return 'locate', {'query': str(goal.query), 'cameras': cameras or None}
-    if action == 'MoveTo':
-        return 'move_to', {'arm': str(goal.arm), 'xyz': tuple(float(v) for v in goal.xyz),
-                           'heading': _none_if_nan(goal.heading), 'descend': bool(goal.descend),
-                           'max_tilt': float(goal.max_tilt), 'path': str(goal.path) or 'line',
-                           'relative': bool(goal.relative)}
-    if action == 'Gripper':
-        if goal.action == 'open':
-            return 'open_gripper', {'arm': str(goal.arm), 'width': _none_if_nan(goal.width)}
-        if goal.action == 'close':
-            return 'close_gripper', {'arm': str(goal.arm)}
-        raise ValueError(unknown_name('gripper action', goal.action, ('open', 'close')))
-    if action == 'VlaRollout':
-        return 'vla', {'instruction': str(goal.instruction), 'arm': str(goal.arm),
-                       'steps': int(goal.steps)}
-    raise ValueError(unknown_name('action', action, sorted({s.action for s in ACTIONS.values()})))
+    served = [m for m in _mappings().values() if m.action.name == action]
+    if not served:
+        raise ValueError(unknown_name('action', action, {a.name for a in ACTIONS.values()}))
+    mapping = primitive_of_goal(served, goal)
+    return mapping.primitive, mapping.kwargs(goal)
 
 
 def result_to_message(primitive: str, value: Any, make: MessageFactory) -> Any:
@@ -225,39 +164,51 @@ def raise_from_reason(primitive: str, reason: str) -> None:
     raise kind(message)
 
 
-FEEDBACK_DEFAULTS: dict[str, dict[str, Any]] = {
-    'MoveTo': {'stage': '', 'fraction': math.nan, 'elapsed_s': 0.0},
-    'Gripper': {'width_m': math.nan, 'elapsed_s': 0.0},
-    'VlaRollout': {'step': 0, 'elapsed_s': 0.0},
-}
-_SCALAR_FEEDBACK = {'MoveTo': 'fraction', 'Gripper': 'width_m', 'VlaRollout': 'step'}
+@functools.cache
+def _feedback(action: str) -> tuple[MessageField, ...]:
+    """Return the Feedback fields of ``action``, checked against its ``feedback`` flag."""
+    kind = action_type(action)
+    fields = message_fields(kind.type_name('Feedback'))
+    names = [f.name for f in fields]
+    if bool(fields) != kind.feedback or (fields and 'elapsed_s' not in names):
+        raise ValueError(f'{action}.action Feedback fields {names} vs ActionType '
+                         f'feedback={kind.feedback}; a feedback action has fields, elapsed_s '
+                         'among them, and one without has none')
+    return fields
 
 
 def feedback_fields(primitive: str, value: Any, elapsed_s: float) -> dict[str, Any]:
     """
     Return the feedback fields for one progress value a primitive reported.
 
-    A mapping fills the fields it names; a number fills the action's scalar field
-    (MoveTo ``fraction``, Gripper ``width_m``, VlaRollout ``step``); a string fills
-    MoveTo's ``stage``.
+    A mapping fills the fields it names; a number fills the action's one numeric field
+    besides ``elapsed_s`` (MoveTo ``fraction``, Gripper ``width_m``, VlaRollout ``step``); a
+    string fills its one string field (MoveTo's ``stage``). Unfilled fields are '' or NaN
+    (0 for an integer).
 
     :raises TypeError: for a value of another kind or a mapping naming unknown fields.
     """
-    action = action_spec(primitive).action
-    if action not in FEEDBACK_DEFAULTS:
+    action = action_spec(primitive).name
+    if not action_spec(primitive).feedback:
         raise TypeError(f'{action} has no feedback; {primitive} must not report progress')
-    fields = dict(FEEDBACK_DEFAULTS[action], elapsed_s=float(elapsed_s))
+    feedback = _feedback(action)
+    fields: dict[str, Any] = {
+        f.name: '' if f.kind == 'string' else float('nan') if f.kind.startswith('float') else 0
+        for f in feedback}
+    fields['elapsed_s'] = float(elapsed_s)
+    text = [f.name for f in feedback if f.kind == 'string' and f.size is None]
+    numbers = [f.name for f in feedback if f.kind != 'string' and f.size is None
+               and f.name != 'elapsed_s']
     if isinstance(value, Mapping):
         unknown = sorted(set(value) - set(fields))
         if unknown:
             raise TypeError(f'{action} feedback has no fields {unknown}; it has {sorted(fields)}')
         fields.update(value)
-    elif isinstance(value, str) and action == 'MoveTo':
-        fields['stage'] = value
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        scalar = _SCALAR_FEEDBACK[action]
-        fields[scalar] = type(fields[scalar])(value)
+    elif isinstance(value, str) and len(text) == 1:
+        fields[text[0]] = value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and len(numbers) == 1:
+        fields[numbers[0]] = type(fields[numbers[0]])(value)
     else:
         raise TypeError(f'{primitive} feedback {value!r} vs a number, a mapping of '
-                        f'{sorted(fields)}' + (' or a stage string' if action == 'MoveTo' else ''))
+                        f'{sorted(fields)}' + (f' or a {text[0]} string' if text else ''))
     return fields

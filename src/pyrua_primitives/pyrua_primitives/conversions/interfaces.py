@@ -5,11 +5,14 @@ The ``pyrua_msgs`` interface files as message definitions, for tools without ros
 returns one message text per type, named as rosidl names the generated parts
 (``pyrua_msgs/srv/ResetTask_Request``, ``pyrua_msgs/action/MoveTo_Goal``, ...). ``rosbags``
 registers them with ``get_types_from_msg(text, name)`` (the recorder and the tests do), so
-bags carry the same types a ROS 2 build generates.
+bags carry the same types a ROS 2 build generates. ``message_fields`` parses one part
+(e.g. an action's Goal) into its fields with the same parser, for what derives from the
+files (the goal <-> keyword arguments mapping of ``conversions.goal_mapping``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import os
 from pathlib import Path
 import re
@@ -98,6 +101,55 @@ def _qualify(text: str, local: set[str]) -> str:
             line = f'{indent}{PACKAGE}/{name}{array or ""}{rest}'
         lines.append(line)
     return '\n'.join(lines) + '\n'
+
+
+@dataclass(frozen=True, slots=True)
+class MessageField:
+    """
+    One field of a message definition.
+
+    :param name: the field name.
+    :param kind: its base type (``'string'``, ``'float64'``, ``'bool'``, ``'int32'``, ...) or
+        the message type name of a nested message.
+    :param size: None for a single value, 0 for an unbounded sequence, N for a fixed array.
+    """
+
+    name: str
+    kind: str
+    size: int | None = None
+
+
+def message_fields(type_name: str, root: Path | None = None) -> tuple[MessageField, ...]:
+    """
+    Return the fields of one ``pyrua_msgs`` type, parsed by ``rosbags`` from its file.
+
+    :param type_name: e.g. ``'pyrua_msgs/action/MoveTo_Goal'``.
+    :param root: the ``pyrua_msgs`` directory (default: ``interface_dir()``).
+    :raises KeyError: for a type no interface file defines, listing those that exist.
+    :raises MissingDependency: when ``rosbags`` is not installed.
+    """
+    try:
+        from rosbags.typesys import get_types_from_msg
+        from rosbags.typesys.base import Nodetype
+    except ImportError as exc:
+        from ..errors import MissingDependency
+
+        raise MissingDependency(f'reading {type_name} needs rosbags ({exc}); '
+                                "pip install 'rosbags>=0.11,<0.12'") from exc
+    definitions = interface_definitions(root)
+    if type_name not in definitions:
+        from ..naming import unknown_name
+
+        raise KeyError(unknown_name('interface type', type_name, definitions))
+    ((_consts, fields),) = get_types_from_msg(definitions[type_name], type_name).values()
+    out = []
+    for name, (node, detail) in fields:
+        size = None
+        if node in (Nodetype.ARRAY, Nodetype.SEQUENCE):
+            (node, detail), size = detail
+        kind = detail[0] if node == Nodetype.BASE else str(detail)
+        out.append(MessageField(name=name, kind=kind, size=size))
+    return tuple(out)
 
 
 def register_interfaces(typestore, root: Path | None = None) -> tuple[str, ...]:

@@ -5,15 +5,12 @@ Our own interfaces are RELATIVE (launch pushes the ``pyrua`` namespace: ``/pyrua
 The standard driver interfaces are ABSOLUTE, as a ros2_control driver and camera drivers
 publish them, so the twin's sim node and a real station are interchangeable. Templates take
 ``{arm}`` ('left', 'right') or ``{camera}`` ('head', 'left_wrist', 'right_wrist').
+The primitive actions' names are the one exception: each ``ActionType`` of the action type
+registry (``pyrua_primitives.registry.ACTION_TYPES``) carries its own, read by
+``action_name``.
 """
 
-ACTION_NAMES = {
-    'Locate': 'locate',
-    'MoveTo': 'move_to',
-    'Gripper': 'gripper',
-    'VlaRollout': 'vla_rollout',
-}
-"""Action type -> relative action name served by the primitives node."""
+from pyrua_primitives.registry import action_type
 
 RESET_TASK = 'reset_task'
 TASK_STATUS = 'task_status'
@@ -43,10 +40,8 @@ JOINT_PREFIX = '{arm}/'
 
 def action_name(action: str) -> str:
     """
-    Return the relative action name of an action type.
+    Return the relative action name of an action type (its ``ActionType.ros_name``).
 
-    :raises KeyError: for an action type we do not serve.
+    :raises KeyError: for an action type that is not registered, listing those that are.
     """
-    if action not in ACTION_NAMES:
-        raise KeyError(f'no ROS name for action {action!r}; known: {sorted(ACTION_NAMES)}')
-    return ACTION_NAMES[action]
+    return action_type(action).ros_name

@@ -48,7 +48,7 @@ class PrimitivesNode(Node):
         self._primitives = PrimitiveLibrary(self._station, self.config.library,
                                             observer=self._observations).primitives()
         self._tokens: dict[bytes, CancelToken] = {}
-        served = sorted({spec.action for name, spec in ACTIONS.items()
+        served = sorted({spec.name for name, spec in ACTIONS.items()
                          if name in self._primitives})
         self._types = {a: interface_class(f'pyrua_msgs/action/{a}') for a in served}
         self._servers = [

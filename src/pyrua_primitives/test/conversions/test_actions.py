@@ -37,7 +37,7 @@ def test_a_call_survives_goal_cdr_and_back(typestore, make, primitive, arguments
     goal = make(spec.type_name('Goal'), **goal_fields(primitive, arguments))
     raw = typestore.serialize_cdr(goal, spec.type_name('Goal'))
     received = typestore.deserialize_cdr(raw, spec.type_name('Goal'))
-    assert call_from_goal(spec.action, received) == (primitive, expected)
+    assert call_from_goal(spec.name, received) == (primitive, expected)
 
 
 def test_argument_a_goal_cannot_carry_is_refused():

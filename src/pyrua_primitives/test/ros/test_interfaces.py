@@ -114,7 +114,7 @@ def test_action_result_fields_mirror_the_result_dataclass_both_ways(typestore, p
     message_fields = [name for name, _ in fields]
     dataclass_fields = [f.name for f in dataclasses.fields(cls)]
     assert message_fields == dataclass_fields, (
-        f'{spec.action}.action result {message_fields} vs {cls.__name__} {dataclass_fields}; '
+        f'{spec.name}.action result {message_fields} vs {cls.__name__} {dataclass_fields}; '
         'keep them one to one, same order')
 
 
