@@ -30,7 +30,7 @@ import statistics
 import tempfile
 import time
 
-from pyrua_agent.evaluation import make_executor, parse_spec, read_records, run_eval
+from pyrua_lab.evaluation import make_executor, parse_spec, read_records, run_eval
 
 
 def _load() -> str:

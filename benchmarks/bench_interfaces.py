@@ -31,11 +31,11 @@ from pathlib import Path
 import numpy as np
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeResult, EpisodeWorld, run_episode
-from pyrua_agent.evaluation.cost_model import plan_tool_calls
 from pyrua_agent.llm import EndpointConfig
 from pyrua_agent.llm.reference_server import code_turn, LoopbackLLMServer, text_turn, tool_turn
 from pyrua_agent.planners import CodeAgentPlanner, ReplayPlanner, TaskCard, ToolCallingPlanner
 from pyrua_agent.planners.percent import parse_percent, read_percent_file, ScriptCell
+from pyrua_lab.evaluation.cost_model import plan_tool_calls
 from pyrua_primitives.results import GripperResult, MoveResult
 
 TASKS = ('pick_place', 'stack_three')

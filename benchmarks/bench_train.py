@@ -32,14 +32,14 @@ from pathlib import Path
 import tempfile
 import time
 
-from pyrua_agent.training import TrainConfig
-from pyrua_agent.training.engine import RolloutEngine
-from pyrua_agent.training.loss import group_advantages
-from pyrua_agent.training.policy import LocalPolicy
-from pyrua_agent.training.rollout import play_groups
-from pyrua_agent.training.tiny import build_tiny_policy
-from pyrua_agent.training.toy import TOY_CELLS
-from pyrua_agent.training.trainer import accumulate_step
+from pyrua_lab.training import TrainConfig
+from pyrua_lab.training.engine import RolloutEngine
+from pyrua_lab.training.loss import group_advantages
+from pyrua_lab.training.policy import LocalPolicy
+from pyrua_lab.training.rollout import play_groups
+from pyrua_lab.training.tiny import build_tiny_policy
+from pyrua_lab.training.toy import TOY_CELLS
+from pyrua_lab.training.trainer import accumulate_step
 
 
 def _measure(engine: RolloutEngine, config: TrainConfig, episodes: int, out: Path,
@@ -101,9 +101,9 @@ def real_model_step(model: str, calls: int, sample_tokens: int,
     """Measure load, sampling and one optimizer step of a real model; print one line each."""
     import torch
 
-    from pyrua_agent.training.policy import Completion, token_logprobs
-    from pyrua_agent.training.rollout import Rollout
-    from pyrua_agent.training.tiny import python_call_text
+    from pyrua_lab.training.policy import Completion, token_logprobs
+    from pyrua_lab.training.rollout import Rollout
+    from pyrua_lab.training.tiny import python_call_text
 
     started = time.monotonic()
     policy = LocalPolicy(model, gradient_checkpointing=gradient_checkpointing)

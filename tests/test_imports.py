@@ -13,7 +13,7 @@ import sys
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_local', 'pyrua_agent')
+PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_local', 'pyrua_agent', 'pyrua_lab')
 # ros/ needs rclpy; programs/ are cells run against robo; __main__ runs a command.
 SKIP_PARTS = {'ros', 'test', 'programs'}
 PRELOADED = ('numpy', 'cv2', 'mujoco', 'openai', 'yaml', 'msgpack', 'rosbags.typesys',

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / 'src'
-PYTHON_PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_local', 'pyrua_agent')
+PYTHON_PACKAGES = ('pyrua_primitives', 'pyrua_sim', 'pyrua_local', 'pyrua_agent', 'pyrua_lab')
 ROS_ONLY_IMPORTS = ('rclpy', 'launch', 'launch_ros', 'tf2_ros', 'cv_bridge', 'pyrua_msgs',
                     'control_msgs', 'sensor_msgs', 'geometry_msgs', 'std_msgs', 'gazebo_msgs',
                     'builtin_interfaces', 'trajectory_msgs', 'rosgraph_msgs', 'moveit')
@@ -79,6 +79,25 @@ def test_public_surface_is_a_sorted_all_of_real_names(package):
     assert exported == sorted(exported), f'{package}.__all__ must be sorted: {exported}'
     missing = [name for name in exported if not hasattr(module, name)]
     assert not missing, f'{package}.__all__ names what the package lacks: {missing}'
+
+
+def test_the_agent_imports_the_lab_only_inside_functions():
+    """pyrua_lab depends on pyrua_agent; the agent reaches the lab only from a function."""
+    offenders = []
+    folder = SRC / 'pyrua_agent' / 'pyrua_agent'
+    for path in sorted(folder.rglob('*.py')):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        functions = [n for n in ast.walk(tree)
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        inside = {id(n) for f in functions for n in ast.walk(f)}
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ''] if isinstance(node, ast.ImportFrom) else [])
+            if id(node) not in inside and any(n.split('.')[0] == 'pyrua_lab' for n in names):
+                offenders.append(f'{path.relative_to(ROOT)}:{node.lineno}')
+    assert not offenders, ('the agent imports pyrua_lab at module level (it must work '
+                           'without the lab; import it inside the function that needs it):\n'
+                           + '\n'.join(offenders))
 
 
 def test_every_python_file_compiles():

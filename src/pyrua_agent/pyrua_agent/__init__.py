@@ -1,4 +1,4 @@
-"""Cell runtime, planners, prompt, accounting, recording, evaluation and the pyrua CLI."""
+"""Cell runtime, planners, prompt, accounting, recording, replay and the pyrua CLI."""
 
 from .runtime import CellResult, CellRuntime
 

@@ -113,7 +113,7 @@ def test_token_counts_are_the_models_own(smol_url):
 
 
 def test_pyrua_eval_serves_one_local_model_for_all_its_episodes(tmp_path, capsys):
-    from pyrua_agent.evaluation.store import read_records
+    from pyrua_lab.evaluation.store import read_records
 
     spec = tmp_path / 'spec.yaml'
     spec.write_text(f"""\

@@ -42,7 +42,7 @@ def test_make_planner_refuses_unknown_names_and_missing_inputs(station, tmp_path
 
 def test_each_tool_calling_kind_carries_its_image_mode_and_the_harness_reads_the_registry(
         station, endpoint):
-    from pyrua_agent.evaluation.paired import llm_interfaces
+    from pyrua_lab.evaluation.paired import llm_interfaces
     from pyrua_agent.planners.tool_calling import IMAGE_MODES
 
     kinds = {name: kind.images for name, kind in PLANNERS.items() if kind.images}
