@@ -75,7 +75,9 @@ class CallDivergence:
 
 
 @dataclass(frozen=True, slots=True)
-class _RecordedCall:
+class RecordedCall:
+    """One primitive goal of the recording and its result record (None: none came)."""
+
     goal_id: int
     name: str
     kwargs: dict[str, Any]
@@ -83,6 +85,7 @@ class _RecordedCall:
 
     @property
     def text(self) -> str:
+        """Return the call as the model wrote it, e.g. ``move_to(arm='left', ...)``."""
         return call_text(self.name, (), self.kwargs)
 
 
@@ -122,9 +125,9 @@ class BagPrimitives:
                             for name, func in self.prototypes.items()}
         self._hints = {name: return_hint(func) for name, func in self.prototypes.items()}
         results = {r['goal_id']: r for r in recording.results}
-        self._calls: dict[int, list[_RecordedCall]] = {}
+        self._calls: dict[int, list[RecordedCall]] = {}
         for goal in recording.goals:
-            self._calls.setdefault(goal['cell'], []).append(_RecordedCall(
+            self._calls.setdefault(goal['cell'], []).append(RecordedCall(
                 goal_id=goal['goal_id'], name=goal['name'], kwargs=dict(goal['kwargs']),
                 result=results.get(goal['goal_id'])))
         self._frames: dict[int, list[RecordedFrame]] = {}
@@ -190,42 +193,96 @@ class BagPrimitives:
         :raises ReplayDivergence: when the recording has no matching call.
         :raises TypeError: for arguments the primitive does not take (as the recorded run).
         """
-        signature = self._signatures[name]
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            self.prototypes[name](*args, **kwargs)  # raises Python's own message, as recorded
-            raise
-        arguments = _without_runtime(bound.arguments)
+        arguments = self._bind(name, args, kwargs)
         with self._lock:
-            expected = self._calls.get(self._cell, [])
-            recorded = expected[self._position] if self._position < len(expected) else None
-            if recorded is not None and recorded.name == name and (
-                    self._normalized(name, recorded.kwargs) == self._normalized(name, arguments)):
-                self._position += 1
-                self._used.add(recorded.goal_id)
+            recorded = self._take(name, arguments)
+            if recorded is not None:
                 return self._answer(name, recorded)
-            number = self._position + 1
-            called = call_text(name, args, kwargs)
             if name in SENSING_SUBSTITUTES:
                 frame = self._nearest_frame(arguments.get('camera'))
                 if frame is not None:
-                    self._diverge(number, called, recorded, f'returned the recorded '
-                                  f'{frame.camera} frame of cell {frame.cell} '
-                                  f'(t={frame.stamp_s:.3f} s) instead')
+                    self._diverge(self._position + 1, call_text(name, args, kwargs),
+                                  self._expected(), f'returned the recorded {frame.camera} '
+                                  f'frame of cell {frame.cell} (t={frame.stamp_s:.3f} s) '
+                                  'instead')
                     return frame.rgb.copy()
-            detail = (self._difference(name, arguments, recorded) if recorded is not None
-                      else f'the recorded cell made {len(expected)} calls')
-            self._diverge(number, called, recorded, f'raised ReplayDivergence: {detail}')
-            where = (f'{recorded.text} ({detail})' if recorded is not None
-                     else f'no call ({detail})')
-        raise ReplayDivergence(
+            raise self._missed(name, args, kwargs, arguments, 'raised ReplayDivergence')
+
+    def match(self, name: str, args: tuple, kwargs: dict[str, Any], *,
+              strict: bool = True) -> RecordedCall | None:
+        """
+        Match one call against the recording without answering it (``answer`` does).
+
+        A replay that runs the call itself (a sensing primitive on played topics) matches
+        it to learn which recorded goal it repeats.
+
+        :param strict: True: a call the recording lacks raises; False: it is logged as a
+            divergence ('ran on the played topics') and None is returned.
+        :raises ReplayDivergence: for a call the recording lacks, when ``strict``.
+        :raises TypeError: for arguments the primitive does not take (as the recorded run).
+        """
+        arguments = self._bind(name, args, kwargs)
+        with self._lock:
+            recorded = self._take(name, arguments)
+            if recorded is not None or strict:
+                if recorded is None:
+                    raise self._missed(name, args, kwargs, arguments,
+                                       'raised ReplayDivergence')
+                return recorded
+            self._missed(name, args, kwargs, arguments, 'ran on the played topics')
+            return None
+
+    def answer(self, name: str, recorded: RecordedCall) -> Any:
+        """
+        Return (or raise) what ``recorded``, a call ``match`` returned, returned in the run.
+
+        :raises ReplayDivergence: when the recording lacks its result.
+        """
+        with self._lock:
+            return self._answer(name, recorded)
+
+    def _bind(self, name: str, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Return the call's arguments by name; a bad call raises Python's own TypeError."""
+        try:
+            bound = self._signatures[name].bind(*args, **kwargs)
+        except TypeError:
+            self.prototypes[name](*args, **kwargs)  # raises Python's own message, as recorded
+            raise
+        return _without_runtime(bound.arguments)
+
+    def _expected(self) -> RecordedCall | None:
+        expected = self._calls.get(self._cell, [])
+        return expected[self._position] if self._position < len(expected) else None
+
+    def _take(self, name: str, arguments: Mapping[str, Any]) -> RecordedCall | None:
+        """Return the recorded call at this position if it is this call, and move past it."""
+        recorded = self._expected()
+        if recorded is not None and recorded.name == name and (
+                self._normalized(name, recorded.kwargs) == self._normalized(name, arguments)):
+            self._position += 1
+            self._used.add(recorded.goal_id)
+            return recorded
+        return None
+
+    def _missed(self, name: str, args: tuple, kwargs: dict[str, Any],
+                arguments: Mapping[str, Any], action: str) -> ReplayDivergence:
+        """Log a call the recording lacks at this position; return the error that says so."""
+        number = self._position + 1
+        called = call_text(name, args, kwargs)
+        recorded = self._expected()
+        count = len(self._calls.get(self._cell, []))
+        detail = (self._difference(name, arguments, recorded) if recorded is not None
+                  else f'the recorded cell made {count} calls')
+        self._diverge(number, called, recorded, f'{action}: {detail}')
+        where = (f'{recorded.text} ({detail})' if recorded is not None
+                 else f'no call ({detail})')
+        return ReplayDivergence(
             f'{called} is call {number} of cell {self._cell} vs {where} in the recording; '
             'a replay returns only recorded results, so run this on the twin or a station '
             'to see what it does')
 
     def _difference(self, name: str, arguments: Mapping[str, Any],
-                    recorded: _RecordedCall) -> str:
+                    recorded: RecordedCall) -> str:
         """Say how a call differs from the recorded one: the primitive or one argument."""
         if recorded.name != name:
             return f'another primitive: {recorded.name} vs {name}'
@@ -245,14 +302,14 @@ class BagPrimitives:
         bound.apply_defaults()
         return plain(_without_runtime(bound.arguments))
 
-    def _diverge(self, number: int, called: str, recorded: _RecordedCall | None,
+    def _diverge(self, number: int, called: str, recorded: RecordedCall | None,
                  action: str) -> None:
         self._diverged = True
         self.divergences.append(CallDivergence(
             cell=self._cell, call=number, called=called,
             recorded=recorded.text if recorded is not None else '', action=action))
 
-    def _answer(self, name: str, recorded: _RecordedCall) -> Any:
+    def _answer(self, name: str, recorded: RecordedCall) -> Any:
         result = recorded.result
         problem = ''
         if result is None:
