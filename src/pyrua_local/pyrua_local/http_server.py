@@ -14,16 +14,16 @@ Streaming is not offered (``"stream": true`` is refused).
 from __future__ import annotations
 
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-import json
+from http.server import ThreadingHTTPServer
 import logging
 import select
 import socket
 import threading
 from typing import Any, Protocol
 
+from .json_http import error_body, JsonHandler
+
 _LOG = logging.getLogger(__name__)
-MAX_BODY_BYTES = 64 << 20
 
 
 class ChatBackend(Protocol):
@@ -40,12 +40,6 @@ class ChatBackend(Protocol):
 
     def render(self, body: dict[str, Any]) -> tuple[str, str | None]:
         """Return the prompt text of a request."""
-
-
-def error_body(message: str, kind: str = 'invalid_request_error',
-               code: str | None = None) -> dict[str, Any]:
-    """Return an OpenAI-style error object."""
-    return {'error': {'message': message, 'type': kind, 'param': None, 'code': code}}
 
 
 def _hung_up(connection: socket.socket) -> bool:
@@ -86,89 +80,58 @@ class ModelHTTPServer(ThreadingHTTPServer):
         return f'http://{self.server_address[0]}:{self.port}/v1'
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
+class _Handler(JsonHandler):
     server: ModelHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        _LOG.debug('%s %s', self.address_string(), format % args)
-
-    def _send(self, status: int, payload: Any) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode('utf-8')
-        try:
-            self.send_response(status)
-            self.send_header('Content-Type', 'application/json')
-            self.send_header('Content-Length', str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
 
     def do_GET(self) -> None:  # noqa: N802
         backend = self.server.backend
         if self.path.rstrip('/') == '/v1/models':
-            self._send(200, {'object': 'list', 'data': [
+            self.send_json(200, {'object': 'list', 'data': [
                 {'id': backend.model.name, 'object': 'model', 'owned_by': 'pyrua_local',
                  'runtime': backend.runtime, 'quantisation': backend.model.quantisation,
                  'takes_images': backend.model.takes_images}]})
         elif self.path.rstrip('/') == '/health':
-            self._send(200, {'status': 'ok', 'model': backend.model.name,
-                             'requests': getattr(backend, 'requests', None),
-                             'cancelled': getattr(backend, 'cancelled', None)})
+            self.send_json(200, {'status': 'ok', 'model': backend.model.name,
+                                 'requests': getattr(backend, 'requests', None),
+                                 'cancelled': getattr(backend, 'cancelled', None)})
         else:
-            self._send(404, error_body(f'no route GET {self.path}', 'not_found'))
-
-    def _body(self) -> dict[str, Any] | None:
-        length = int(self.headers.get('Content-Length') or 0)
-        if length > MAX_BODY_BYTES:
-            self._send(413, error_body(f'body of {length} bytes vs at most {MAX_BODY_BYTES}'))
-            self.close_connection = True
-            return None
-        try:
-            body = json.loads(self.rfile.read(length) or b'{}')
-        except ValueError as exc:
-            self._send(400, error_body(f'body is not JSON: {exc}'))
-            return None
-        if not isinstance(body, dict):
-            self._send(400, error_body(f'body is a JSON {type(body).__name__} vs an object'))
-            return None
-        return body
+            self.send_json(404, error_body(f'no route GET {self.path}', 'not_found'))
 
     def do_POST(self) -> None:  # noqa: N802
         from .backend import RequestError
 
         route = self.path.rstrip('/')
-        body = self._body()
+        body = self.read_json_object()
         if body is None:
             return
         backend = self.server.backend
         try:
             if route == '/tokenize':
-                self._send(200, {'tokens': backend.tokenize(str(body.get('content', '')))})
+                self.send_json(200, {'tokens': backend.tokenize(str(body.get('content', '')))})
             elif route == '/render':
                 prompt, _ = backend.render(body)
-                self._send(200, {'prompt': prompt, 'tokens': len(backend.tokenize(prompt))})
+                self.send_json(200, {'prompt': prompt, 'tokens': len(backend.tokenize(prompt))})
             elif route == '/v1/chat/completions':
                 self._chat(body)
             else:
-                self._send(404, error_body(f'no route POST {self.path}; this server answers '
-                                           '/v1/chat/completions', 'not_found'))
+                self.send_json(404, error_body(f'no route POST {self.path}; this server answers '
+                                               '/v1/chat/completions', 'not_found'))
         except RequestError as exc:
-            self._send(400, error_body(str(exc), code=exc.code))
+            self.send_json(400, error_body(str(exc), code=exc.code))
         except Exception as exc:  # the model failed: an infrastructure error
             _LOG.exception('local model failed')
-            self._send(500, error_body(f'{type(exc).__name__}: {exc}', 'server_error'))
+            self.send_json(500, error_body(f'{type(exc).__name__}: {exc}', 'server_error'))
 
     def _chat(self, body: dict[str, Any]) -> None:
         model = body.get('model')
         if model not in self.server.names:
-            self._send(404, error_body(
+            self.send_json(404, error_body(
                 f'model {model!r} vs the one this server serves: '
                 f'{sorted(self.server.names)}', 'invalid_request_error', 'model_not_found'))
             return
         if body.get('stream'):
-            self._send(400, error_body('stream=true vs not supported by pyrua_local; send '
-                                       'stream=false'))
+            self.send_json(400, error_body('stream=true vs not supported by pyrua_local; send '
+                                           'stream=false'))
             return
         with self.server.compute_lock:
             if _hung_up(self.connection):
@@ -178,4 +141,4 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             response = self.server.backend.complete(
                 body, cancelled=lambda: _hung_up(self.connection))
-        self._send(200, response)
+        self.send_json(200, response)

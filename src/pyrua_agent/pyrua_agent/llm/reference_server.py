@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 import itertools
 import json
 import threading
 import time
 from typing import Any, Union
+
+from pyrua_local.json_http import error_body, JsonHandler
 
 from .tokens import count_images, prompt_blocks, REPLY_PRIMING_TOKENS, text_tokens
 
@@ -305,18 +307,18 @@ class LoopbackLLMServer:
             prompt_tokens = sum(tokens for _, tokens in blocks) + REPLY_PRIMING_TOKENS
             if problem:
                 state.requests.append(RecordedRequest(path, body, 400, masked, error=problem))
-                return 400, {}, _error(problem, 'invalid_request_error', None)
+                return 400, {}, error_body(problem, 'invalid_request_error', None)
             if self.context_tokens is not None and prompt_tokens > self.context_tokens:
                 problem = (f"This model's maximum context length is {self.context_tokens} "
                            f'tokens. However, your messages resulted in {prompt_tokens} tokens.')
                 state.requests.append(RecordedRequest(path, body, 400, masked, error=problem))
-                return 400, {}, _error(problem, 'invalid_request_error',
-                                       'context_length_exceeded')
+                return 400, {}, error_body(problem, 'invalid_request_error',
+                                           'context_length_exceeded')
             if not state.script:
                 problem = (f'loopback script exhausted after {len(state.requests)} requests; '
                            'add turns to the script')
                 state.requests.append(RecordedRequest(path, body, 400, masked, error=problem))
-                return 400, {}, _error(problem, 'invalid_request_error', 'script_exhausted')
+                return 400, {}, error_body(problem, 'invalid_request_error', 'script_exhausted')
             turn = state.script.pop(0)
             if callable(turn):
                 turn = turn(body)
@@ -327,7 +329,7 @@ class LoopbackLLMServer:
                 state.requests.append(RecordedRequest(path, body, turn.status, masked,
                                                       error=turn.message))
                 kind = 'rate_limit_exceeded' if turn.status == 429 else 'server_error'
-                return turn.status, headers, _error(turn.message, kind, turn.code)
+                return turn.status, headers, error_body(turn.message, kind, turn.code)
             if isinstance(turn, ScriptedStall):
                 state.requests.append(RecordedRequest(path, body, 504, masked, error='stall'))
                 delay = turn.delay_s
@@ -343,11 +345,7 @@ class LoopbackLLMServer:
                                                       usage=reply['usage']))
                 return 200, {}, reply
         self._stop.wait(delay)
-        return 504, {}, _error(f'stalled {delay:g} s', 'server_error', None)
-
-
-def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
-    return {'error': {'message': message, 'type': kind, 'param': None, 'code': code}}
+        return 504, {}, error_body(f'stalled {delay:g} s', 'server_error', None)
 
 
 def _completion(turn: ScriptedReply, body: Mapping[str, Any], prompt_tokens: int,
@@ -376,49 +374,26 @@ def _completion(turn: ScriptedReply, body: Mapping[str, Any], prompt_tokens: int
     }
 
 
-def _handler_class(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = 'HTTP/1.1'
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            """Keep test output clean: the server records requests instead of logging."""
-
-        def _send(self, status: int, headers: Mapping[str, str], payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header('Content-Type', 'application/json')
-                self.send_header('Content-Length', str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                # The client gave up (its timeout ran out during a stall): nothing to answer.
-                self.close_connection = True
-
+def _handler_class(server: LoopbackLLMServer) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         def do_GET(self) -> None:  # noqa: N802
             if self.path.rstrip('/') == '/v1/models':
-                self._send(200, {}, {'object': 'list', 'data': [
+                self.send_json(200, {'object': 'list', 'data': [
                     {'id': server.model_name, 'object': 'model', 'owned_by': 'pyrua'}]})
             else:
-                self._send(404, {}, _error(f'no route GET {self.path}', 'not_found', None))
+                self.send_json(404, error_body(f'no route GET {self.path}', 'not_found'))
 
         def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get('Content-Length') or 0)
-            raw = self.rfile.read(length)
             if self.path.rstrip('/') != '/v1/chat/completions':
-                self._send(404, {}, _error(f'no route POST {self.path}; the loopback server '
-                                           'serves /v1/chat/completions', 'not_found', None))
+                self.rfile.read(int(self.headers.get('Content-Length') or 0))
+                self.send_json(404, error_body(f'no route POST {self.path}; the loopback '
+                                               'server serves /v1/chat/completions',
+                                               'not_found'))
                 return
-            try:
-                body = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                self._send(400, {}, _error(f'body is not JSON: {exc}', 'invalid_request_error',
-                                           None))
-                return
-            status, headers, payload = server.handle_chat(
-                body, self.headers.get('Authorization', ''))
-            self._send(status, headers, payload)
+            body = self.read_json_object()
+            if body is not None:
+                status, headers, payload = server.handle_chat(
+                    body, self.headers.get('Authorization', ''))
+                self.send_json(status, payload, headers)
 
     return Handler
