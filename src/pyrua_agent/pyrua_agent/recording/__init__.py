@@ -9,7 +9,8 @@ whose writer was killed). See ``recording.topics`` for the bag layout.
 from .bag_reader import BagRecording, read_bag
 from .bag_repair import repair_bag
 from .observer import EpisodeObserver, EpisodeRecorder
-from .recorder import default_run_dir, Recorder
+from .recorder import Recorder
+from .run_dir import default_run_dir
 from .session import RecordedChatClient
 from .transcript import read_cells, read_transcript, Transcript
 from .transport import RecordedTransport

@@ -12,6 +12,10 @@ model calls through ``llm_call``; the primitive layer through the ``EpisodeObser
 methods; ``episode_ended`` with the result; ``close`` in a ``finally`` (or use ``with``).
 Every bag message carries the cell index: 0 before the first cell, ``k`` while cell ``k``
 runs. Calls may come from several threads; writes are serialised.
+
+Why one module of about 400 lines: the hooks share one lock, one cell counter and one
+budget, so they stay in one class; what they write is built elsewhere (``convert``,
+``budget``, ``driver_topics``, ``transcript``), and run folders come from ``run_dir``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ import itertools
 import logging
 import os
 from pathlib import Path
-import re
 import threading
 from typing import Any, TYPE_CHECKING
 
@@ -50,30 +53,6 @@ _FAILURES_KEPT = 5
 
 _LOG = logging.getLogger(__name__)
 BAG_DIR = 'bag'
-DEFAULT_ROOT = 'runs'
-
-
-def default_run_dir(task: str, seed: int, layout: int, root: str | os.PathLike[str] = DEFAULT_ROOT,
-                    now: datetime | None = None) -> Path:
-    """
-    Create and return a fresh, empty ``<root>/<YYYYmmdd-HHMMSS>_<task>_s<seed>_l<layout>``.
-
-    The folder is claimed with an exclusive ``mkdir``, so episodes of the same task started in
-    the same second (parallel evaluation or training) each get their own (``_2``, ``_3``, ...).
-    """
-    when = (now or datetime.now()).strftime('%Y%m%d-%H%M%S')
-    safe = re.sub(r'[^A-Za-z0-9_.-]+', '-', task) or 'task'
-    base = Path(root) / f'{when}_{safe}_s{seed}_l{layout}'
-    base.parent.mkdir(parents=True, exist_ok=True)
-    path = base
-    for n in itertools.count(2):
-        try:
-            path.mkdir()
-        except FileExistsError:
-            path = base.with_name(f'{base.name}_{n}')
-            continue
-        return path
-    raise AssertionError('unreachable')
 
 
 def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -19,7 +19,7 @@ from pyrua_agent.recording import (
     topics,
 )
 from pyrua_agent.recording.bag_repair import find_mcap
-from pyrua_agent.recording.recorder import default_run_dir
+from pyrua_agent.recording.run_dir import default_run_dir
 from pyrua_agent.testing import code_turn, end_turns
 import pytest
 from rosbags.highlevel import AnyReader
