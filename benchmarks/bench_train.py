@@ -68,14 +68,15 @@ def _first_prompt(policy: LocalPolicy) -> tuple[list[int], list[str]]:
     from pyrua_agent.llm import python_tool
     from pyrua_agent.planners.code_agent import PYTHON_TOOL_DESCRIPTION
     from pyrua_agent.planners.percent import read_percent_file
-    from pyrua_agent.prompt import code_api_reference, system_prompt
+    from pyrua_agent.planners import interface_prompt
+    from pyrua_agent.prompt import code_api_reference
     from pyrua_agent.prompt.parts import task_card_text
     from pyrua_agent.episode import open_twin_world
 
     world, twin = open_twin_world('pick_place', 0, 0)
     try:
-        system = system_prompt('code', code_api_reference(world.primitives),
-                               world.card.station_facts)
+        system = interface_prompt('code', code_api_reference(world.primitives),
+                                  world.card.station_facts)
         card = task_card_text(world.card)
     finally:
         twin.close()

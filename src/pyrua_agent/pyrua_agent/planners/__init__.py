@@ -3,8 +3,10 @@ Planners by name: the code agent, the tool-calling baseline and its variant, scr
 
 Every planner runs through the same episode loop (``pyrua_agent.episode.run_episode``), so
 all produce the same episode record. ``make_planner`` is the one place a name becomes a
-planner; ``PLANNERS`` is the registry (whether a planner needs an endpoint or reads a file),
-which the CLI's choices, the agent node's config and ``EpisodeSpec`` read.
+planner; ``PLANNERS`` is the registry (whether a planner needs an endpoint or reads a file,
+an LLM interface's prompt files, a tool-calling kind's image mode), which the CLI's choices,
+the agent node's config, the evaluation specs, ``EpisodeSpec`` and the system prompt
+(``interface_prompt``) read. No list of interfaces or image modes stands beside it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .replay import ReplayPlanner
 from .script import ScriptPlanner
 from .tool_calling import ToolCallingPlanner
 from ..llm import EndpointConfig
+from ..prompt import PromptFiles, system_prompt
 
 Primitives = Mapping[str, Callable[..., Any]]
 
@@ -78,20 +81,32 @@ class PlannerKind:
     :param needs_endpoint: it calls an LLM (needs an endpoint; its calls are recorded).
     :param reads_file: it reads its cells from a file (``source``).
     :param summary: one line for help texts.
-    :param images: the tool-calling planner's image mode (``tool_calling.IMAGE_MODES``);
-        None for the others.
+    :param prompt: the LLM interface's prompt files (None for a planner that asks no model).
+    :param images: the tool-calling planner's image mode, ``'after_motion'`` (pictures after
+        each motion) or ``'on_request'`` (a ``show`` tool); None for the others.
+    :raises ValueError: for an LLM planner without prompt files, or prompt files or an image
+        mode on a planner that asks no model.
     """
 
     build: Callable[..., Planner]
     needs_endpoint: bool
     reads_file: bool
     summary: str
+    prompt: PromptFiles | None = None
     images: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.needs_endpoint != (self.prompt is not None):
+            raise ValueError(f'prompt {self.prompt} vs needs_endpoint={self.needs_endpoint}: '
+                             'an LLM planner (and only one) carries its PromptFiles')
+        if self.images is not None and not self.needs_endpoint:
+            raise ValueError(f'images {self.images!r} on a planner that asks no model; drop it')
 
 
 PLANNERS: dict[str, PlannerKind] = {
     'code': PlannerKind(build=_code, needs_endpoint=True, reads_file=False,
-                        summary='an LLM writes Python cells (the code interface)'),
+                        summary='an LLM writes Python cells (the code interface)',
+                        prompt=PromptFiles(intro='intro_code.md', notes='notes_code.md')),
     'replay': PlannerKind(build=_replay, needs_endpoint=False, reads_file=True,
                           summary='re-runs recorded cells exactly (transcript.jsonl, # %% file, '
                                   'run folder)'),
@@ -99,10 +114,13 @@ PLANNERS: dict[str, PlannerKind] = {
                           summary='runs a # %% file (default: the bundled reference program)'),
     'tools': PlannerKind(build=_tools, needs_endpoint=True, reads_file=False,
                          summary='an LLM calls one tool per primitive, pictures after motions',
+                         prompt=PromptFiles(intro='intro_tools.md', notes='notes_tools_auto.md'),
                          images='after_motion'),
     'tools_on_request': PlannerKind(build=_tools_on_request, needs_endpoint=True,
                                     reads_file=False,
                                     summary='tool calling, pictures only on request',
+                                    prompt=PromptFiles(intro='intro_tools.md',
+                                                       notes='notes_tools_on_request.md'),
                                     images='on_request'),
 }
 """The planner registry: name -> what builds it and what it needs."""
@@ -124,6 +142,23 @@ def needs_source(name: str) -> bool:
     :raises ValueError: for an unknown name, listing the valid ones.
     """
     return _kind(name).reads_file
+
+
+def interface_prompt(name: str, api_reference: str, station_facts: str) -> str:
+    """
+    Return the system prompt of LLM planner ``name`` (its kind's prompt files).
+
+    :param name: an LLM planner of ``PLANNERS``: ``'code'``, ``'tools'``, ``'tools_on_request'``.
+    :param api_reference: the generated API reference (``prompt.reference``).
+    :param station_facts: the episode's station facts (``prompt.station_facts``).
+    :raises ValueError: for an unknown name or a planner that asks no model, listing the
+        LLM planners.
+    """
+    kind = PLANNERS.get(name)
+    if kind is None or kind.prompt is None:
+        raise ValueError(unknown_name('LLM interface', name,
+                                      [n for n, k in PLANNERS.items() if k.prompt]))
+    return system_prompt(kind.prompt, api_reference, station_facts)
 
 
 def _kind(name: str) -> PlannerKind:
@@ -163,6 +198,7 @@ __all__ = [
     'ScriptPlanner',
     'TaskCard',
     'ToolCallingPlanner',
+    'interface_prompt',
     'make_planner',
     'needs_endpoint',
     'needs_source',

@@ -19,7 +19,7 @@ from .base import Cell, TaskCard
 from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
 from ..llm import EndpointConfig, ParseResult, python_tool, ToolOutput
-from ..prompt import code_api_reference, system_prompt
+from ..prompt import code_api_reference
 from ..runtime import CellResult
 
 PYTHON_TOOL_DESCRIPTION = (
@@ -63,7 +63,9 @@ class CodeAgentPlanner(ConversationPlanner):
 
     def build_system_prompt(self, tools: Sequence[Mapping[str, Any]], card: TaskCard) -> str:
         """Return the code interface's system prompt with the card's station facts."""
-        return system_prompt('code', self.api_reference, card.station_facts)
+        from . import interface_prompt  # the registry holds each interface's prompt files
+
+        return interface_prompt(self.name, self.api_reference, card.station_facts)
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the model's code as the cell, labelled with the call id."""

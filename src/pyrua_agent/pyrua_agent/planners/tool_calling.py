@@ -35,14 +35,12 @@ from .base import Cell, TaskCard
 from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
 from ..llm import EndpointConfig, function_schema, ParseResult, ToolOutput
-from ..prompt import system_prompt, tools_api_reference
+from ..prompt import tools_api_reference
 from ..runtime import CellResult
 from ..runtime.robo import RUNTIME_KEYWORDS
 
 MOTION_PRIMITIVES = ACTING
 """Pictures follow these (the registry's acting primitives)."""
-IMAGE_MODES = ('after_motion', 'on_request')
-"""When pictures reach the model; each planner kind of ``PLANNERS`` names its own."""
 SHOW_TOOL = 'show'
 IMAGE_PRIMITIVE = 'image'
 IMAGE_TOOL_DESCRIPTION = (
@@ -154,8 +152,11 @@ class ToolCallingPlanner(ConversationPlanner):
                  cameras: Sequence[str] | None = None, prices: PriceTable | None = None,
                  on_call: OnCall | None = None, image_detail: str = 'auto',
                  image_format: str = 'png', wrap_client: WrapClient | None = None) -> None:
-        if images not in IMAGE_MODES:
-            raise ValueError(unknown_name('image mode', images, IMAGE_MODES))
+        from . import PLANNERS  # the registry names each image mode's planner kind
+
+        kinds = {kind.images: name for name, kind in PLANNERS.items() if kind.images}
+        if images not in kinds:
+            raise ValueError(unknown_name('image mode', images, kinds))
         if IMAGE_PRIMITIVE not in primitives:
             raise ValueError(f'tool-calling planner needs an {IMAGE_PRIMITIVE!r} primitive vs '
                              f'primitives {sorted(primitives)}; pictures are taken with it')
@@ -163,9 +164,7 @@ class ToolCallingPlanner(ConversationPlanner):
             raise ValueError(f'primitive name {SHOW_TOOL!r} is reserved for robo.show; rename it')
         super().__init__(endpoint, prices=prices, on_call=on_call, image_detail=image_detail,
                          image_format=image_format, wrap_client=wrap_client)
-        from . import PLANNERS  # the registry names the planner of each image mode
-
-        self.name = next(name for name, kind in PLANNERS.items() if kind.images == images)
+        self.name = kinds[images]
         self.images = images
         self.motion = frozenset(motion) & set(primitives)
         self.cameras = tuple(cameras) if cameras is not None else None
@@ -187,7 +186,10 @@ class ToolCallingPlanner(ConversationPlanner):
     def build_system_prompt(self, tools: Sequence[Mapping[str, Any]], card: TaskCard) -> str:
         """Return the tool interface's system prompt."""
         pictures = self.motion if self.images == 'after_motion' else ()
-        return system_prompt(self.name, tools_api_reference(tools, pictures), card.station_facts)
+        from . import interface_prompt  # the registry holds each interface's prompt files
+
+        return interface_prompt(self.name, tools_api_reference(tools, pictures),
+                                card.station_facts)
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the one-call cell, with pictures after a motion in ``after_motion`` mode."""

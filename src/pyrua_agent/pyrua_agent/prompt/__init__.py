@@ -6,11 +6,11 @@ the API reference is generated from the primitives' signatures and docstrings, s
 prompt always describes the functions the episode really runs.
 """
 
-from .parts import INTERFACES, prompt_text, system_prompt, task_card_message, task_card_text
+from .parts import prompt_text, PromptFiles, system_prompt, task_card_message, task_card_text
 from .reference import code_api_reference, tools_api_reference
 
 __all__ = [
-    'INTERFACES',
+    'PromptFiles',
     'code_api_reference',
     'prompt_text',
     'system_prompt',

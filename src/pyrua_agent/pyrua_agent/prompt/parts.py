@@ -4,12 +4,15 @@ The prompt parts both LLM interfaces share, loaded from package data.
 ``system.md`` is the template; ``intro_*.md`` says what the interface is; ``operating_notes.md``
 holds the operating rules (frames, reach, grasp report, refusals, how success is judged) around
 the station facts measured from the episode's Station (``station_facts.py``);
-``notes_*.md`` the interface's own rules. The user message is the task card: instruction,
-robot state and the first camera images.
+``notes_*.md`` the interface's own rules. Which intro and notes an interface reads is not
+listed here: each LLM planner kind carries its ``PromptFiles`` in the planner registry
+(``pyrua_agent.planners.PLANNERS``). The user message is the task card: instruction, robot
+state and the first camera images.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import functools
 import importlib.resources
 from string import Template
@@ -22,11 +25,18 @@ from ..llm.messages import attach_image, user_message
 if TYPE_CHECKING:
     from ..planners.base import TaskCard
 
-INTERFACES = {
-    'code': ('intro_code.md', 'notes_code.md'),
-    'tools': ('intro_tools.md', 'notes_tools_auto.md'),
-    'tools_on_request': ('intro_tools.md', 'notes_tools_on_request.md'),
-}
+
+@dataclass(frozen=True, slots=True)
+class PromptFiles:
+    """
+    The package prompt files of one LLM interface (its planner kind carries them).
+
+    :param intro: what the interface is, e.g. ``'intro_code.md'``.
+    :param notes: the interface's own rules, e.g. ``'notes_code.md'``.
+    """
+
+    intro: str
+    notes: str
 
 
 @functools.cache
@@ -45,23 +55,22 @@ def prompt_text(name: str) -> str:
     return resource.read_text(encoding='utf-8').rstrip('\n')
 
 
-def system_prompt(interface: str, api_reference: str, station_facts: str) -> str:
+def system_prompt(files: PromptFiles, api_reference: str, station_facts: str) -> str:
     """
     Return the system prompt of one interface.
 
-    :param interface: ``'code'``, ``'tools'`` or ``'tools_on_request'``.
+    ``pyrua_agent.planners.interface_prompt`` is the same by planner name.
+
+    :param files: the interface's prompt files (``PLANNERS[name].prompt``).
     :param api_reference: the generated API reference (``prompt.reference``).
     :param station_facts: the episode's station facts (``prompt.station_facts``).
-    :raises ValueError: for an unknown interface.
+    :raises FileNotFoundError: for a prompt file the package lacks, naming those it has.
     """
-    if interface not in INTERFACES:
-        raise ValueError(unknown_name('interface', interface, INTERFACES))
-    intro, notes = INTERFACES[interface]
     return Template(prompt_text('system.md')).substitute(
-        intro=prompt_text(intro), api_reference=api_reference.strip(),
+        intro=prompt_text(files.intro), api_reference=api_reference.strip(),
         operating_notes=Template(prompt_text('operating_notes.md')).substitute(
             station_facts=station_facts.strip() or '- (this station reported no facts)'),
-        interface_notes=prompt_text(notes))
+        interface_notes=prompt_text(files.notes))
 
 
 def task_card_text(card: TaskCard) -> str:

@@ -1,10 +1,11 @@
 """Prompt parts: package texts, the system prompt of each interface and the task card."""
 
 import numpy as np
+from pyrua_agent.planners import interface_prompt, PLANNERS
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.prompt import (
-    INTERFACES,
     prompt_text,
+    PromptFiles,
     system_prompt,
     task_card_message,
     task_card_text,
@@ -13,8 +14,12 @@ import pytest
 
 
 def test_every_interface_prompt_has_intro_reference_and_notes():
-    for interface, (intro, notes) in INTERFACES.items():
-        text = system_prompt(interface, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
+    interfaces = {name: kind.prompt for name, kind in PLANNERS.items() if kind.prompt}
+    assert sorted(interfaces) == ['code', 'tools', 'tools_on_request']
+    for interface, files in interfaces.items():
+        intro, notes = files.intro, files.notes
+        text = interface_prompt(interface, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
+        assert text == system_prompt(files, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
         assert text.startswith(prompt_text(intro))
         assert '# API reference\n\nAPI-REFERENCE-MARKER\n\n# Operating notes' in text
         assert text.endswith(prompt_text(notes))
@@ -39,8 +44,12 @@ def test_operating_notes_hold_no_number_of_one_station():
 def test_unknown_prompt_file_and_interface_are_refused():
     with pytest.raises(FileNotFoundError, match="unknown prompt file 'notes.md'"):
         prompt_text('notes.md')
-    with pytest.raises(ValueError, match="unknown interface 'tool'; did you mean 'tools'"):
-        system_prompt('tool', '', '')
+    with pytest.raises(ValueError, match="unknown LLM interface 'tool'; did you mean 'tools'"):
+        interface_prompt('tool', '', '')
+    with pytest.raises(ValueError, match="unknown LLM interface 'script'"):
+        interface_prompt('script', '', '')
+    with pytest.raises(FileNotFoundError, match="unknown prompt file 'intro_voice.md'"):
+        system_prompt(PromptFiles(intro='intro_voice.md', notes='notes_code.md'), '', '')
 
 
 def test_task_card_message_has_the_text_then_each_camera_image():

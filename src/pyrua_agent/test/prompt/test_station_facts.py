@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 import numpy as np
-from pyrua_agent.prompt import system_prompt
+from pyrua_agent.planners import interface_prompt
 from pyrua_agent.prompt.station_facts import station_facts
 from pyrua_primitives.station import ArmBase, CameraIntrinsics, CameraModel, JointLimits
 
@@ -40,7 +40,7 @@ class TableStation:
 
 
 def _prompt(station):
-    return system_prompt('code', 'robo.move_to(arm, xyz)', station_facts(station))
+    return interface_prompt('code', 'robo.move_to(arm, xyz)', station_facts(station))
 
 
 def test_prompt_states_the_measured_table_bases_cameras_reach_and_gripper():

@@ -106,15 +106,16 @@ def code_system_prompt(header: Mapping[str, Any]) -> str:
     :param header: the transcript's header (task, seed, layout, ``config.world``).
     """
     from pyrua_agent.episode import EpisodeSpec, open_spec_world
-    from pyrua_agent.prompt import code_api_reference, system_prompt
+    from pyrua_agent.planners import interface_prompt
+    from pyrua_agent.prompt import code_api_reference
 
     world = (header.get('config') or {}).get('world', 'twin')
     spec = EpisodeSpec(task=header['task'], seed=int(header['seed']),
                        layout=int(header['layout']), world=world, record=False)
     episode, close = open_spec_world(spec)
     try:
-        return system_prompt('code', code_api_reference(episode.primitives),
-                             episode.card.station_facts)
+        return interface_prompt('code', code_api_reference(episode.primitives),
+                                episode.card.station_facts)
     finally:
         close()
 
