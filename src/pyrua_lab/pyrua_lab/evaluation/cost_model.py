@@ -22,7 +22,7 @@ import numpy as np
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import EpisodeResult, EpisodeWorld, run_episode
 from pyrua_agent.llm.reference_server import code_turn, end_turns, ScriptedReply, tool_turn
-from pyrua_agent.planners import ReplayPlanner
+from pyrua_agent.planners import PLANNERS, ReplayPlanner
 from pyrua_agent.planners.percent import read_percent_file, ScriptCell
 
 PICTURE_ONLY = ('image', 'show')
@@ -102,7 +102,7 @@ def reference_turns(interface: str, cells: Sequence[ScriptCell],
         codes[0] = f'instruction = {world.card.instruction!r}\n{codes[0]}'
         program = run_episode(world, ReplayPlanner.from_codes(codes, 'reference program'),
                               budgets=budgets)
-        keep = ('show',) if interface == 'tools_on_request' else ()
+        keep = ('show',) if PLANNERS[interface].images == 'on_request' else ()
         calls = plan_tool_calls(world, program, keep)
     finally:
         close()
