@@ -277,20 +277,22 @@ def _geometry_verdict(samples, base, other_frames, table_z, descend, config) -> 
 
 
 def check_tcp_target(start_m: object, target_m: object, table_z_m: float, *,
-                     descend: bool = False, config: SafetyConfig | None = None) -> str:
+                     descend: bool = False, config: SafetyConfig | None = None,
+                     fingertip_beyond_tcp_m: float) -> str:
     """
     Check a straight top-down TCP move of an arm that plans itself (``CartesianArm``).
 
     Rule 4 of the gate on the segment from ``start_m`` to ``target_m`` (a straight line is
     lowest at one of its ends): the TCP stays ``table_clearance_m`` above the table unless
     ``descend`` (a move that starts lower may rise, never sink), and the finger tips
-    (``FINGERTIP_BEYOND_TCP_M`` below the TCP) never go below ``fingertip_floor_m``.
+    (``fingertip_beyond_tcp_m`` below the TCP) never go below ``fingertip_floor_m``.
 
     :param start_m: the TCP position now, world frame, metres.
     :param target_m: the TCP goal, world frame, metres.
     :param table_z_m: table top z in the world frame.
     :param descend: True only for an explicit descent to a measured object.
     :param config: the gate thresholds; None uses the SafetyConfig defaults.
+    :param fingertip_beyond_tcp_m: how far the station's finger tips reach beyond its TCP.
     :returns: ``''`` when safe, else the broken rule with its numbers.
     """
     config = SafetyConfig() if config is None else config
@@ -300,7 +302,7 @@ def check_tcp_target(start_m: object, target_m: object, table_z_m: float, *,
     if not descend and z < tcp_floor - 1e-9:
         return (f'z={z:.3f} m is below table clearance {tcp_floor:.3f} m; raise z or pass '
                 'descend=True for a measured object')
-    tip_z = z - arx_x5.FINGERTIP_BEYOND_TCP_M
+    tip_z = z - fingertip_beyond_tcp_m
     tip_floor = table_z_m + config.fingertip_floor_m
     if tip_z < tip_floor - 1e-9:
         return (f'finger tips z={tip_z:.3f} m at ({x:.3f}, {y:.3f}) are below the floor '

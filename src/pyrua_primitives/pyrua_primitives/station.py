@@ -18,7 +18,9 @@ Conventions:
   the prompt and the safety gate take the names from there.
 - A robot that is not an ARX-X5 moves its gripper itself: it implements ``CartesianArm``
   (TCP pose, home pose, a Cartesian move through its own kinematics and controller), and
-  the library sends ``move_to`` / ``home`` / ``pose`` there instead of the ARX kinematics.
+  the library sends ``move_to`` / ``home`` / ``pose`` there instead of the ARX kinematics
+  (``arm_models.arm_model`` picks the model; a station may also declare its own
+  ``arm_model``).
 - Joint vectors are the six arm joints ``joint1..joint6`` in radians; the gripper is a
   width in metres (distance between the finger pads, 0 = closed).
 - Camera poses use the OpenCV optical convention: x right, y down, z forward (viewing
@@ -269,7 +271,10 @@ class CartesianArm(Protocol):
 
     The TCP frame is the library's: origin between the finger pads, x = approach axis (out
     of the fingers), y = the line the fingers close along. Poses are 4x4, world frame, metres.
+    ``fingertip_beyond_tcp_m`` says how far the finger tips reach beyond the TCP along x.
     """
+
+    fingertip_beyond_tcp_m: float
 
     def tcp_pose(self, arm: str) -> np.ndarray:
         """Return the measured 4x4 TCP pose of ``arm``."""

@@ -43,7 +43,7 @@ def test_primitives_are_the_documented_set_and_acting_ones_are_marked(lib):
     names = set(lib.primitives())
     assert names == {'back_project', 'camera_meta', 'close_gripper', 'home', 'image', 'joints',
                      'locate', 'locate_all', 'measure', 'move_to', 'open_gripper', 'pose',
-                     'reachable', 'vla', 'wait'}
+                     'reachable', 'station_facts', 'vla', 'wait'}
     assert set(ACTING) <= names
     for func in lib.primitives().values():
         assert func.__doc__ and ':returns:' in func.__doc__

@@ -1,10 +1,15 @@
 """Stations declare their arms and cameras; the gate checks Cartesian moves of other robots."""
 
-from pyrua_primitives.safety import check_tcp_target, SafetyConfig
+import functools
+
+from pyrua_primitives import safety
+from pyrua_primitives.safety import SafetyConfig
 from pyrua_primitives.station import check_arm, check_camera, station_arms, station_cameras
 import pytest
 
 TABLE_Z = 0.9
+# The station's TCP calibration: its finger tips 2 cm beyond the point between the pads.
+check_tcp_target = functools.partial(safety.check_tcp_target, fingertip_beyond_tcp_m=0.02)
 
 
 class _OneArmStation:

@@ -76,7 +76,7 @@ def episode_world(spec: EpisodeSpec, world: World,
         if images is None:
             images = tuple((cam, library.image(cam))
                            for cam in spec.card_cameras or library.cameras)
-        facts = station_facts(station)
+        facts = station_facts(station, library.config.safety)
         if hasattr(observer, 'arm_bases'):  # the recorder: /tf_static, as a driver publishes it
             observer.arm_bases([station.arm_base(arm) for arm in library.arms], station.time_s())
     else:

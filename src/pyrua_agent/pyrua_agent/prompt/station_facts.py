@@ -1,137 +1,123 @@
 """
 The station facts of the system prompt, rendered from the episode's Station.
 
-Table height, arm bases and the way each arm faces, the cameras, the top-down reach over
-this table and the gripper opening are read from the Station and the arm's kinematics, never
-written for one station (DESIGN.md rule 8): a calibrated real station or a benchmark with
-another table gets its own numbers.
+The numbers come from ``pyrua_primitives.facts`` (the same ``StationFacts`` a program reads
+with ``robo.station_facts()``): table height, arm bases and the way each arm faces, the cameras,
+the ready pose, the top-down reach over this table, the finger-tip offset, the table
+clearances of the safety gate and the gripper opening, measured from the Station and its
+arm model, never written for one station (DESIGN.md rule 8). The primitives' docstrings
+refer to this section instead of quoting numbers.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-from pyrua_primitives.kinematics.forward import tcp_pose
-from pyrua_primitives.kinematics.orientation import approach_tilt_rad
-from pyrua_primitives.kinematics.top_down import planar_shapes
-from pyrua_primitives.station import Station, station_arms, station_cameras
-
-REACH_HEIGHTS_M = (0.02, 0.05, 0.08, 0.10)
-"""Heights above the table at which the top-down reach band is stated."""
-_TOP_STEP_M = 0.005
-_STEP_M = 0.005
-_MAX_DISTANCE_M = 0.9
+from pyrua_primitives.arm_models import arm_model
+from pyrua_primitives.facts import axis_name, REACH_HEIGHTS_M, read_station_facts, StationFacts
+from pyrua_primitives.safety import SafetyConfig
+from pyrua_primitives.station import Station
 
 
-def _axis_name(vector: np.ndarray) -> str:
-    """Return the world axis ``vector`` points along (``'+y'``), or its components."""
-    index = int(np.argmax(np.abs(vector)))
-    if abs(vector[index]) > 0.9:
-        return ('+' if vector[index] > 0 else '-') + 'xyz'[index]
-    return '({:.2f}, {:.2f}, {:.2f})'.format(*vector)
-
-
-def _xyz(vector: np.ndarray) -> str:
+def _xyz(vector) -> str:
     return '({:.2f}, {:.2f}, {:.3f})'.format(*vector)
 
 
-def reach_band_m(height_above_base_m: float) -> tuple[float, float] | None:
-    """Return the horizontal distances from the base a top-down TCP reaches at this height."""
-    distances = [d for d in np.arange(0.0, _MAX_DISTANCE_M, _STEP_M)
-                 if planar_shapes(float(d), height_above_base_m)]
-    return (float(min(distances)), float(max(distances))) if distances else None
+def _band_text(band: tuple[float, float] | None) -> str:
+    return 'nothing' if band is None else f'{band[0]:.2f}-{band[1]:.2f} m'
 
 
-def _reach_lines(station: Station, arms: tuple[str, ...]) -> list[str]:
-    table_z = station.table_height_m()
-    bands = []
-    for arm in arms:
-        base_z = float(station.arm_base(arm).world_from_base[2, 3])
-        for height in REACH_HEIGHTS_M:
-            band = reach_band_m(table_z + height - base_z)
-            bands.append((arm, height, band))
+def _reach_lines(facts: StationFacts) -> list[str]:
+    arms = list(facts.arms.values())
     lines = []
     for height in REACH_HEIGHTS_M:
-        per_arm = {arm: band for arm, h, band in bands if h == height}
+        per_arm = {arm.arm: arm.band_m(height) for arm in arms}
         if len(set(per_arm.values())) == 1:
-            band = per_arm[arms[0]]
-            text = 'nothing' if band is None else f'{band[0]:.2f}-{band[1]:.2f} m'
+            text = _band_text(per_arm[arms[0].arm])
         else:
-            text = '; '.join(f'{arm} ' + ('nothing' if b is None else f'{b[0]:.2f}-{b[1]:.2f} m')
-                             for arm, b in per_arm.items())
+            text = '; '.join(f'{arm} {_band_text(band)}' for arm, band in per_arm.items())
         lines.append(f'{height:.2f} m above the table: {text}')
-    top = _highest_m(station, arms)
-    if top is not None:
-        lines.append(f'nothing above about {top:.3f} m above the table (move_to(max_tilt=...) '
-                     'goes higher, tilted)')
+    tops = [arm.top_m for arm in arms if arm.top_m is not None]
+    if tops:
+        lines.append(f'nothing above about {max(tops):.3f} m above the table '
+                     '(move_to(max_tilt=...) goes higher, tilted)')
     return lines
 
 
-def _highest_m(station: Station, arms: tuple[str, ...]) -> float | None:
-    """Return the highest height above the table (5 mm steps) any arm reaches straight down."""
-    table_z, top = station.table_height_m(), None
-    for arm in arms:
-        base_z = float(station.arm_base(arm).world_from_base[2, 3])
-        height = REACH_HEIGHTS_M[-1]
-        while height < 0.5 and reach_band_m(table_z + height + _TOP_STEP_M - base_z):
-            height += _TOP_STEP_M
-        top = height if top is None else max(top, height)
-    return top
-
-
-def _ready_pose_line(station: Station, arms: tuple[str, ...]) -> str | None:
+def _ready_pose_line(facts: StationFacts) -> str | None:
     """Return where each arm starts (its ready pose), or None if the station cannot say."""
-    if not hasattr(station, 'home_positions_rad'):
+    arms = list(facts.arms.values())
+    if any(arm.ready_m is None for arm in arms):
         return None
-    table_z, poses = station.table_height_m(), []
-    for arm in arms:
-        pose = tcp_pose(station.home_positions_rad(arm), station.arm_base(arm).world_from_base)
-        tilt = math.degrees(approach_tilt_rad(pose[:3, :3]))
-        poses.append(f'the {arm} pads at {_xyz(pose[:3, 3])}, '
-                     f'{pose[2, 3] - table_z:.2f} m above the table, tilted {tilt:.0f} deg')
+    poses = [f'the {arm.arm} pads at {_xyz(arm.ready_m)}, '
+             f'{arm.ready_m[2] - facts.table_z_m:.2f} m above the table, tilted '
+             f'{math.degrees(arm.ready_tilt_rad):.0f} deg' for arm in arms]
     return ('- The arms start at their ready pose (robo.home returns there): '
             + '; '.join(poses) + '. That pose is outside the straight-down reach below; a '
             'move_to from it is fine: only the target and the path are checked.')
 
 
-def station_facts(station: Station) -> str:
-    """
-    Return the station's facts as prompt bullets (markdown), measured from ``station``.
+def _clearance_line(facts: StationFacts) -> str:
+    table = facts.table_z_m
+    return (f'- The finger tips reach {facts.fingertip_beyond_tcp_m:.3f} m beyond the point '
+            'between the pads (below it when pointing straight down). move_to keeps that '
+            f'point at least {facts.table_clearance_m:.3f} m above the table (z >= '
+            f'{table + facts.table_clearance_m:.3f}); with descend=True only the finger tips '
+            f'must stay {facts.fingertip_floor_m:.3f} m above it (z >= '
+            f'{facts.lowest_descend_z_m:.3f}).')
 
-    :param station: the episode's Station.
-    :returns: table height, arm bases and facing, cameras, top-down reach and gripper.
+
+def render_station_facts(facts: StationFacts, camera_lines: list[str]) -> str:
     """
-    table_z = station.table_height_m()
-    arms, cameras = station_arms(station), station_cameras(station)
-    lines = [f'- The table top is at z = {table_z:.3f} m.']
-    bases = []
-    for arm in arms:
-        pose = station.arm_base(arm).world_from_base
-        bases.append(f'the {arm} arm base at {_xyz(pose[:3, 3])} facing '
-                     f'{_axis_name(pose[:3, 0])}')
-    lines.append('- Arms: ' + '; '.join(bases) + '.')
+    Return the station's facts as prompt bullets (markdown).
+
+    :param facts: the measured StationFacts.
+    :param camera_lines: one bullet per camera (``station_facts`` measures them).
+    """
+    lines = [f'- The table top is at z = {facts.table_z_m:.3f} m.']
+    lines.append('- Arms: ' + '; '.join(
+        f'the {arm.arm} arm base at {_xyz(arm.base_m)} facing {arm.facing}'
+        for arm in facts.arms.values()) + '.')
+    lines.extend(camera_lines)
+    if facts.plans_itself:
+        lines.append('- The arm plans its own motions; a target it cannot reach is refused '
+                     'with the reason.')
+    else:
+        ready = _ready_pose_line(facts)
+        if ready is not None:
+            lines.append(ready)
+        lines.append('- Pointing straight down, the gripper reaches these horizontal '
+                     "distances from its arm's base: " + '; '.join(_reach_lines(facts)) + '.')
+    lines.append(_clearance_line(facts))
+    lines.append(f'- The gripper opens to at most {facts.gripper_max_width_m:.3f} m between the '
+                 'finger pads.')
+    return '\n'.join(lines)
+
+
+def _camera_lines(station: Station, cameras: tuple[str, ...]) -> list[str]:
+    lines = []
     for camera in cameras:
-        model = station.camera_model(camera)
         if camera.endswith('_wrist'):
             lines.append(f'- Camera {camera!r} is on the {camera.split("_")[0]} wrist and '
                          'moves with it.')
             continue
+        model = station.camera_model(camera)
         right = model.world_from_camera[:3, 0]
         lines.append(f'- Camera {camera!r} is at {_xyz(model.position_m)} looking '
-                     f'{_axis_name(model.forward)}; image right is world '
-                     f'{_axis_name(right)}.')
-    ready = None if hasattr(station, 'tcp_pose') else _ready_pose_line(station, arms)
-    if ready is not None:
-        lines.append(ready)
-    if hasattr(station, 'tcp_pose'):  # a CartesianArm station: not the ARX-X5's reach
-        lines.append('- The arm plans its own motions; a target it cannot reach is refused '
-                     'with the reason.')
-    else:
-        lines.append('- Pointing straight down, the gripper reaches these horizontal '
-                     "distances from its arm's base: " + '; '.join(_reach_lines(station, arms))
-                     + '.')
-    widths = {station.joint_limits(arm).gripper_max_width_m for arm in arms}
-    lines.append(f'- The gripper opens to at most {max(widths):.3f} m between the finger '
-                 'pads.')
-    return '\n'.join(lines)
+                     f'{axis_name(model.forward)}; image right is world '
+                     f'{axis_name(right)}.')
+    return lines
+
+
+def station_facts(station: Station, safety: SafetyConfig | None = None) -> str:
+    """
+    Return the station's facts as prompt bullets (markdown), measured from ``station``.
+
+    :param station: the episode's Station.
+    :param safety: the library's safety gate thresholds (the table clearances); None uses
+        the SafetyConfig defaults.
+    :returns: table height, arm bases and facing, cameras, top-down reach, clearances and
+        gripper.
+    """
+    facts = read_station_facts(station, arm_model(station, safety=safety), safety)
+    return render_station_facts(facts, _camera_lines(station, facts.cameras))

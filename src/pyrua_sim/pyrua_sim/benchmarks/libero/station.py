@@ -24,7 +24,6 @@ import threading
 import mujoco
 import numpy as np
 from pyrua_primitives.cancel import CancelToken
-from pyrua_primitives.kinematics.arx_x5 import FINGERTIP_BEYOND_TCP_M
 from pyrua_primitives.kinematics.orientation import interpolate_rotation, rotation_log
 from pyrua_primitives.station import (
     ArmBase,
@@ -45,6 +44,8 @@ ARMS: tuple[str, ...] = (ARM,)
 CAMERAS: tuple[str, ...] = ('agentview', 'robot0_eye_in_hand')
 GRIPPER_MAX_WIDTH_M = 0.08
 """Panda hand: each finger travels 0-40 mm."""
+FINGERTIP_BEYOND_TCP_M = 0.02
+"""Where this station puts its TCP: 2 cm behind the Panda's finger tips (the pads' centre)."""
 PANDA_VELOCITY_LIMITS_RAD_S = np.array([2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61])
 TCP_SPEED_M_S = 0.25
 """Speed of the straight-line waypoints fed to the controller."""
@@ -73,6 +74,7 @@ class LiberoStation:
 
     arms = ARMS
     cameras = CAMERAS
+    fingertip_beyond_tcp_m = FINGERTIP_BEYOND_TCP_M
 
     def __init__(self, env, render_size: tuple[int, int] = (256, 256),
                  depth: bool = True) -> None:

@@ -1,0 +1,208 @@
+"""
+The arm primitives of ``PrimitiveLibrary``: move, reach check, home, pose, joints, wait.
+
+Each function here is a method of ``PrimitiveLibrary`` (``self`` is the library; the class
+body in ``library.py`` binds them), so its signature and docstring are the model's API
+reference. Motions go through the station's arm model (``arm_models``), which plans and
+checks them with the safety gate; a refusal is a MoveResult with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .arm_models import Motion
+from .cancel import CancelToken
+from .kinematics.orientation import approach_tilt_rad, closing_heading_rad
+from .registry import primitive
+from .results import ArmPose, MoveResult, ReachResult
+from .station import JointState
+
+MAX_WAIT_S = 60.0
+
+
+def call_hook(observer: object | None, hook: str, *args: object) -> None:
+    """Call ``observer.<hook>(*args)`` when the observer has that hook."""
+    method = getattr(observer, hook, None)
+    if method is not None:
+        method(*args)
+
+
+def _vector3(value: object, name: str) -> np.ndarray:
+    if value is None or (isinstance(value, (tuple, list)) and None in value):
+        where = name if value is None else f'{name}[{list(value).index(None)}]'
+        raise ValueError(f'{where} is None, an unknown value (a not-found locate has '
+                         'position_m=None; an unmeasured height has z None); locate again, '
+                         'robo.measure it, or pass a number')
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f'{name} must be 3 numbers (x, y, z) in metres, got {value!r}') from None
+    if arr.shape != (3,):
+        raise ValueError(f'{name} has shape {arr.shape} vs (3,); pass [x, y, z] in metres')
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f'{name}={arr.tolist()} contains NaN or inf; pass finite metres')
+    return arr
+
+
+def _move_result(library, arm: str, target: np.ndarray, motion: Motion) -> MoveResult:
+    """Return the MoveResult of a motion (or of its refusal) from the measured pose."""
+    pose = library.pose(arm)
+    error = float(np.linalg.norm(np.subtract(pose.position_m, target)))
+    target_m = tuple(float(c) for c in target)
+    if isinstance(motion, str):
+        return MoveResult(reached=False, reason=motion, arm=arm, target_m=target_m,
+                          final_m=pose.position_m, final_heading_rad=pose.heading_rad,
+                          error_m=error, duration_s=0.0)
+    tolerance = library.config.position_tolerance_m
+    reason = ''
+    if not motion.completed:
+        reason = f'motion stopped: {motion.reason}'
+    elif error > tolerance:
+        reason = (f'ended {error * 1000:.1f} mm from the target vs tolerance '
+                  f'{tolerance * 1000:.1f} mm; something may be blocking the gripper: look '
+                  'with robo.show')
+    return MoveResult(reached=not reason, reason=reason, arm=arm, target_m=target_m,
+                      final_m=pose.position_m, final_heading_rad=pose.heading_rad,
+                      error_m=error, duration_s=float(motion.duration_s))
+
+
+@primitive()
+def joints(self, arm: str) -> JointState:
+    """
+    Read an arm's joint angles and gripper opening from its encoders.
+
+    :param arm: 'left' or 'right'.
+    :returns: JointState with positions_rad (joint1..joint6, radians; printed in
+        degrees), velocities_rad_s and gripper_width_m.
+    """
+    state = self.station.joint_state(self._arm(arm))
+    call_hook(self.observer, 'joint_state', state)
+    return state
+
+
+@primitive()
+def pose(self, arm: str) -> ArmPose:
+    """
+    Read where an arm's gripper is (forward kinematics of the measured joints).
+
+    :param arm: 'left' or 'right'.
+    :returns: ArmPose with position_m (the point between the finger pads, world frame,
+        metres), heading_rad (yaw of the line the fingers close along), tilt_rad (0 =
+        pointing straight down), gripper_width_m and held (checked now: False once a
+        grasped object has slipped out).
+    """
+    state = self.joints(arm)
+    tcp = self.arm_model.tcp_pose(arm, state.positions_rad)
+    rotation = tcp[:3, :3]
+    held = self._closed[arm] and state.gripper_width_m > self.config.min_held_width_m
+    return ArmPose(arm=arm, position_m=tuple(float(c) for c in tcp[:3, 3]),
+                   heading_rad=closing_heading_rad(rotation),
+                   tilt_rad=approach_tilt_rad(rotation),
+                   gripper_width_m=state.gripper_width_m, held=bool(held))
+
+
+@primitive()
+def wait(self, seconds: float, *, cancel: CancelToken | None = None) -> float:
+    """
+    Let time pass with both arms holding still (e.g. for something to settle).
+
+    :param seconds: 0 to 60 seconds.
+    :returns: the station seconds actually waited (less if the episode was cancelled).
+    """
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not 0 <= seconds <= MAX_WAIT_S:
+        raise ValueError(f'seconds={seconds!r} vs allowed [0, {MAX_WAIT_S:.0f}]; '
+                         'wait in shorter steps')
+    start = self.station.time_s()
+    if seconds > 0:
+        # Holding one arm's current joints is a motion every station can execute; it
+        # lets the station's time pass (the other arm holds its last command).
+        arm = self.arms[0]
+        hold = self.station.joint_state(arm).positions_rad
+        self.station.follow_joint_trajectory(arm, hold[None, :],
+                                             np.array([float(seconds)]), cancel)
+    return round(self.station.time_s() - start, 3)
+
+
+@primitive(acting=True, action='MoveTo')
+def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
+            descend: bool = False, max_tilt: float = 0.0, path: str = 'line',
+            relative: bool = False, cancel: CancelToken | None = None) -> MoveResult:
+    """
+    Move an arm's gripper, pointing straight down, to a point (straight-line path).
+
+    :param arm: 'left' or 'right'. Pointing straight down, the gripper reaches only
+        the heights and distances from its arm's base that the station facts list
+        (pass max_tilt to go higher).
+    :param xyz: target [x, y, z] of the point between the finger pads, world frame,
+        metres. The finger tips reach below this point by the station facts' finger-tip
+        offset. An object held is centred between the pads where it was grasped:
+        grasped with the pads at its centre, its centre moves with this point.
+    :param heading: yaw in radians of the line along which the fingers close (0 = along
+        world x); pass a located object's heading_rad to grasp across its sides. The
+        gripper is symmetric: h and h + pi are the same grasp (either is used).
+        Default: keep the current wrist yaw as far as possible.
+    :param descend: False keeps the point between the pads above the table by the
+        station facts' clearance; pass True for the final descent onto a located object
+        (then only the finger tips must stay above the table, by the facts' smaller
+        clearance: the lowest z is in the station facts).
+    :param max_tilt: largest tilt of the gripper from straight down, radians, accepted
+        when straight down cannot reach the target (e.g. higher than the station facts'
+        top). Default 0: refuse instead of tilting.
+    :param path: 'line' (straight line, default) or 'joint' (joint-space move, for
+        large moves with nothing in the way; try it when a line fails mid-way).
+    :param relative: True: xyz is an offset from where the pads are now (e.g. [0, 0,
+        0.05] lifts 5 cm).
+    :returns: MoveResult with reached, final_m (measured position), error_m and
+        duration_s. An unreachable or unsafe target is refused before anything moves:
+        reached=False and a reason that names the limit (reach, table clearance,
+        workspace, joint or speed limit, distance to the other arm).
+    """
+    self._arm(arm)
+    target = _vector3(xyz, 'xyz')
+    if relative:
+        target = target + np.asarray(self.pose(arm).position_m)
+    for name, value in (('heading', heading), ('max_tilt', max_tilt)):
+        if value is not None and (isinstance(value, bool)
+                                  or not isinstance(value, (int, float))):
+            raise TypeError(f'{name} must be a number of radians, got {value!r}')
+    motion = self.arm_model.move(arm, target, heading, descend=bool(descend),
+                                 max_tilt=float(max_tilt), path=path, cancel=cancel)
+    return _move_result(self, arm, target, motion)
+
+
+@primitive()
+def reachable(self, arm: str, xyz: Sequence[float], heading: float | None = None, *,
+              descend: bool = False, max_tilt: float = 0.0) -> ReachResult:
+    """
+    Check, without moving, whether move_to(arm, xyz, heading, ...) could end there.
+
+    :returns: ReachResult with reachable, reason (the limit, as move_to would say it)
+        and base_distance_m (horizontal distance from the arm's base). The path there
+        is not checked.
+    """
+    self._arm(arm)
+    target = _vector3(xyz, 'xyz')
+    base = self.station.arm_base(arm).world_from_base[:2, 3]
+    reason, tilt = self.arm_model.reach(arm, target, heading, descend=bool(descend),
+                                        max_tilt=float(max_tilt))
+    return ReachResult(reachable=not reason, reason=reason, arm=arm,
+                       target_m=tuple(float(c) for c in target),
+                       base_distance_m=float(np.hypot(*(target[:2] - base))),
+                       tilt_rad=float(tilt))
+
+
+@primitive(acting=True)
+def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
+    """
+    Move an arm back to its ready pose above the table (joint-space move).
+
+    :param arm: 'left' or 'right'.
+    :returns: MoveResult (reached=False with a reason if the path is unsafe).
+    """
+    self._arm(arm)
+    target, motion = self.arm_model.home(arm, cancel)
+    return _move_result(self, arm, target, motion)
