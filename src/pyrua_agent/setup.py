@@ -55,6 +55,7 @@ setup(
         # The world registry (pyrua_primitives.world): each world's WorldEntry.
         'pyrua.worlds': [
             'replay = pyrua_agent.replay.bag_primitives:REPLAY',
+            'ros = pyrua_agent.ros.world:ROS',
         ],
     },
 )
