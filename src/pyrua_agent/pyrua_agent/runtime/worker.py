@@ -17,12 +17,10 @@ cell starts stays below it, where the host's ``kill_tree`` finds it.
 from __future__ import annotations
 
 import builtins
-import ctypes
 import io
 import linecache
 import math
 import os
-import resource
 import signal
 import socket
 import sys
@@ -33,7 +31,7 @@ import traceback
 import numpy as np
 from pyrua_primitives.errors import PrimitiveError
 
-from . import protocol, wire
+from . import process_ties, protocol, wire
 from . import robo as robo_module
 from .fd_capture import FdCapture
 from .output import valid_unicode
@@ -49,8 +47,6 @@ from ..errors import (
 FLUSH_CHARS = protocol.OUT_CHUNK_CHARS
 # Messages from the host are trusted, but still read with a bound.
 HOST_MESSAGE_LIMIT = 1 << 31
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
 FLUSH_INTERVAL_S = 0.005
 STOP_KINDS = {'task_complete': TaskComplete, 'episode_cancelled': EpisodeCancelled,
               'cell_timeout': CellTimeout}
@@ -273,7 +269,7 @@ class Worker:
         os.register_at_fork(after_in_child=self.channel.detach)
         # A child forked by cell code dies with the worker (subprocesses exec'd by C code
         # are found by the host's kill_tree instead).
-        os.register_at_fork(after_in_child=_die_with_parent)
+        os.register_at_fork(after_in_child=process_ties.die_with_parent)
         self.namespace = {'__name__': '__main__', '__builtins__': builtins,
                           'robo': self.robo, 'np': np, 'math': math}
 
@@ -352,54 +348,18 @@ class Worker:
                 return
 
 
-def _watch_parent(parent_pid: int) -> None:
-    while True:
-        time.sleep(1.0)
-        if os.getppid() != parent_pid:
-            os._exit(0)
-
-
-def _set_limits(limits: dict) -> None:
-    """Apply the host's resource limits (``WorkerLimits``) to this process and its children."""
-    mib = 1024 * 1024
-    wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_NOFILE, limits['open_files']),
-              (resource.RLIMIT_FSIZE, limits['file_size_mb'] * mib)]
-    if limits['memory_mb'] is not None:
-        wanted.append((resource.RLIMIT_AS, limits['memory_mb'] * mib))
-    if limits['processes'] is not None:
-        wanted.append((resource.RLIMIT_NPROC, limits['processes']))
-    for which, value in wanted:
-        _soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value))
-
-
-def _die_with_parent() -> None:
-    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-def _tie_to_parent(parent_pid: int) -> None:
-    """Die with the parent (SIGKILL), and keep orphaned descendants below this process."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    if os.getppid() != parent_pid:
-        os._exit(0)  # the parent died before the signal was armed
-
-
 def main(argv: list[str]) -> None:
     """Run the worker on the socket whose descriptor is ``argv[1]``."""
     parent_pid = os.getppid()
-    _tie_to_parent(parent_pid)
+    process_ties.tie_to_parent(parent_pid)
     fd = int(argv[1])
     os.set_inheritable(fd, False)
     conn = socket.socket(fileno=fd)
     conn.setblocking(True)
     _kind, specs, limits = (wire.from_tree(tree) if i else tree for i, tree in
                             enumerate(protocol.recv(conn, HOST_MESSAGE_LIMIT)))
-    _set_limits(limits)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name='parent-watch',
+    process_ties.set_limits(limits)
+    threading.Thread(target=process_ties.watch_parent, args=(parent_pid,), name='parent-watch',
                      daemon=True).start()
     wire.result_types()  # before any cell: imports done while the file system is trusted
     worker = Worker(conn, specs, limits['arg_bytes'])
