@@ -61,6 +61,8 @@ class RecordedJointState:
     stamp_s: float
     names: tuple[str, ...]
     positions: np.ndarray
+    after_goal: int = 0
+    """The last primitive goal recorded before this sample (0: none yet), for a replay."""
 
     def __repr__(self) -> str:
         return f'RecordedJointState(cell {self.cell}, {self.arm!r}, t={self.stamp_s:.3f} s)'
@@ -163,6 +165,7 @@ class _Collector:
         self._camera_meta: dict[str, dict[str, Any]] = {}
         self._joint_meta: dict[str, Any] | None = None
         self._open_goal: int | None = None
+        self._last_goal = 0
 
     def add(self, topic: str, message: Any) -> None:
         self.counts[topic] += 1
@@ -174,7 +177,8 @@ class _Collector:
             meta, self._joint_meta = self._joint_meta, None
             self.joints.append(RecordedJointState(
                 cell=meta['cell'], arm=meta['arm'], stamp_s=meta['stamp_s'],
-                names=tuple(message.name), positions=np.asarray(message.position).copy()))
+                names=tuple(message.name), positions=np.asarray(message.position).copy(),
+                after_goal=self._last_goal))
         elif topic.startswith('/pyrua/camera/') and topic.endswith('/image_raw'):
             camera = topic.split('/')[3]
             meta = self._camera_meta.pop(camera, None)
@@ -206,6 +210,7 @@ class _Collector:
         elif topic == topics.PRIMITIVE_GOAL:
             self.goals.append(record)
             self._open_goal = record.get('goal_id')
+            self._last_goal = int(record.get('goal_id') or 0)
         elif topic == topics.PRIMITIVE_RESULT:
             self.results.append(record)
             if record.get('goal_id') == self._open_goal:

@@ -40,6 +40,7 @@ from .episode_run import run_node_episode
 from .player_gate import resume_when_subscribed
 from ..episode import EpisodeResult, EpisodeSpec, open_station, WorldOpener
 from ..recording.observer import EpisodeRecorder
+from ..replay.played_world import open_played
 
 
 class SimServices:
@@ -112,11 +113,15 @@ class AgentNode(Node):
         Run the episode to its end reason, recording it unless ``record_dir`` is ''.
 
         A world that does not open (no sim node, no frames) ends the episode with end reason
-        ``infra_error`` and its record, never a crash of ``main``.
+        ``infra_error`` and its record, never a crash of ``main``. With ``replay_bag``
+        the world is the played bag (``open_played``): motion from the recording, sensing
+        on this node's station.
         """
-        opener = functools.partial(self._recording_observations, functools.partial(
-            open_station, station=self._station, evaluator=self._evaluator,
-            transport=self._transport))
+        world = (functools.partial(open_played, station=self._station,
+                                   bag=self.config.replay_bag) if self.config.replay_bag
+                 else functools.partial(open_station, station=self._station,
+                                        evaluator=self._evaluator, transport=self._transport))
+        opener = functools.partial(self._recording_observations, world)
         if self.config.player_resume_service:
             opener = functools.partial(self._after_player_resumed, opener)
         try:

@@ -48,6 +48,11 @@ class AgentNodeConfig:
         (``/rosbag2_player/resume``); the agent calls it once every camera topic has
         ``player_subscribers`` subscribers, before the world opens. '' (live): none.
     :param player_subscribers: subscribers each camera topic needs before the bag plays.
+    :param replay_bag: the bag a replay plays into this node's station (``replay.launch.py``
+        ``bag:=``): every primitive that moves returns its recorded result (a changed call
+        raises ReplayDivergence), the others run on the played topics
+        (``pyrua_agent.replay.played_world``); needs ``station.frame_queue`` and
+        ``evaluator: false``. '' (live): none.
     """
 
     task: str = 'pick_place'
@@ -71,6 +76,7 @@ class AgentNodeConfig:
     executor_threads: int = 6
     player_resume_service: str = ''
     player_subscribers: int = 2
+    replay_bag: str = ''
 
     def __post_init__(self) -> None:
         if self.planner not in PLANNERS:
@@ -81,6 +87,12 @@ class AgentNodeConfig:
         unknown = [c for c in self.card_cameras if c not in CAMERAS]
         if unknown:
             raise ValueError(f'card_cameras {unknown} vs cameras {list(CAMERAS)}')
+        if self.replay_bag and (self.evaluator or not self.station.frame_queue):
+            raise ValueError(f'replay_bag {self.replay_bag!r} with evaluator '
+                             f'{self.evaluator} and station.frame_queue '
+                             f'{self.station.frame_queue} vs false and true: a replay has no '
+                             'twin behind it and reads the played bag in order '
+                             '(config/replay.yaml sets both)')
         if self.sandbox not in SANDBOX_MODES:
             raise ValueError(f'sandbox {self.sandbox!r} vs one of {SANDBOX_MODES}')
 

@@ -37,8 +37,10 @@ class RosStationConfig:
     :param depth_topic: 32FC1 or 16UC1 depth image per camera, read only with ``depth``.
     :param depth: the cameras publish depth aligned with the colour image.
     :param frame_queue: subscribe to every camera at start and take the frames in the order
-        they arrived (a bag replay: the recorded frames, in order; ``ros/frame_queue``);
-        False: subscribe only while a frame is requested (live cameras).
+        they arrived, and keep every joint state message in order (a bag replay: the
+        recorded frames and joint samples, by their recorded position; ``ros/frame_queue``,
+        ``RosStation.played_joint_state``); False: subscribe to a camera only while a frame
+        is requested, keep only the newest joint state (a live station).
     :param world_frame: TF frame of the station (metres, z up).
     :param camera_frame: TF optical frame per camera (x right, y down, z forward).
     :param base_frame: TF frame of each arm's base.

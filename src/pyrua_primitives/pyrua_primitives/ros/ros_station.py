@@ -92,10 +92,13 @@ class RosStation:
         self._joints = threading.Condition()
         self._joint_msg: Any = None
         self._joint_count = 0
+        # A played bag's joint states, every one in arrival order (``played_joint_state``).
+        self._joint_log: list[Any] | None = [] if self.config.frame_queue else None
         self._intrinsics: dict[str, CameraIntrinsics] = {}
         self._joint_sub = node.create_subscription(
             JointStateMsg, self.config.joint_states_topic, self._on_joint_states,
-            qos_profile_sensor_data, callback_group=self._group)
+            QUEUE_QOS if self.config.frame_queue else qos_profile_sensor_data,
+            callback_group=self._group)
         self._tf = Buffer(node=node) if tf_frames_service else Buffer()
         self._tf_listener = TransformListener(self._tf, node)
         self._trajectory = {arm: self._client(FollowJointTrajectory,
@@ -124,6 +127,8 @@ class RosStation:
         with self._joints:
             self._joint_msg = msg
             self._joint_count += 1
+            if self._joint_log is not None:
+                self._joint_log.append(msg)
             self._joints.notify_all()
 
     def _prefix(self, arm: str) -> str:
@@ -163,6 +168,28 @@ class RosStation:
                 count = self._joint_count
             msg = self._latest_joints(count)
         return joint_state_from_message(msg, arm, self._prefix(arm))
+
+    def played_joint_state(self, index: int, arm: str) -> JointState:
+        """
+        Return ``arm`` in the ``index``-th joint state message received (0-based).
+
+        A replay reads the played bag's samples by their recorded position
+        (``station.frame_queue``); it waits up to ``wait_timeout_s`` for the message.
+
+        :raises PrimitiveError: when the station keeps no joint log (``frame_queue`` False)
+            or the message did not arrive in time.
+        """
+        if self._joint_log is None:
+            raise PrimitiveError('played_joint_state needs station.frame_queue: true (a bag '
+                                 'replay); a live station reads joint_state')
+        timeout = self.config.wait_timeout_s
+        with self._joints:
+            if not self._joints.wait_for(lambda: len(self._joint_log) > index, timeout):
+                raise PrimitiveError(
+                    f'joint state {index + 1} of the bag vs {len(self._joint_log)} received on '
+                    f'{self.config.joint_states_topic} after {timeout} s; is the bag playing?')
+            msg = self._joint_log[index]
+        return joint_state_from_message(msg, check_arm(arm), self._prefix(arm))
 
     def joint_limits(self, arm: str) -> JointLimits:
         """Return the ARX-X5 joint limits (the station's fixed calibration)."""
@@ -298,6 +325,21 @@ class RosStation:
             raise PrimitiveError(f'no message on {topic} after {wait} s (frame queue: '
                                  f'{self._frames!r}); is the bag playing?')
         return msg
+
+    def skip_frames(self, camera: str, count: int) -> None:
+        """
+        Drop the next ``count`` queued images of ``camera``.
+
+        A replay drops the frames the recorded run captured inside a primitive that the
+        replay answers from the recording (a VLA rollout), so the next capture takes the
+        frame the recorded run took next.
+
+        :raises PrimitiveError: without ``frame_queue``, or when they do not arrive in time.
+        """
+        if self._frames is None:
+            raise PrimitiveError('skip_frames needs station.frame_queue: true (a bag replay)')
+        for _ in range(count):
+            self._queued('image', check_camera(camera))
 
     def camera_model(self, camera: str) -> CameraModel:
         """Return the camera's intrinsics (from camera_info) and its current pose (TF)."""
