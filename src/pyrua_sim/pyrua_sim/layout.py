@@ -10,9 +10,11 @@ Pose convention of ``ObjectSpec.pose`` (x, y, z, qw, qx, qy, qz), world frame, m
 - fixtures (``bowl``, ``zone``, ``marker``, ``hole``, ``button``): the origin is the centre
   of the footprint on the table top (z = ``TABLE_Z``).
 
-Station geometry and the reach rule are the project's decisions (reference/arx_x5.md §2):
-an arm can grasp top-down what lies within ``REACH_M`` horizontally of its base; "out of
-reach" means farther than ``OUT_OF_REACH_M``.
+The table top and the arm bases are read from the compiled MJCF (``model.station_geometry``),
+never copied here. The reach rule is the project's decision (reference/arx_x5.md §2): an arm
+can grasp top-down what lies within ``REACH_M`` horizontally of its base (inside the
+straight-down band the station facts state); "out of reach" means farther than
+``OUT_OF_REACH_M``.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ import numpy as np
 from pyrua_primitives.perception.query import COLOURS
 
 from .errors import LayoutError
+from .model import station_geometry
 
-TABLE_Z = 0.765
-ARM_BASES_XY: dict[str, tuple[float, float]] = {'left': (-0.30, -0.45), 'right': (0.30, -0.45)}
+TABLE_Z = station_geometry().table_z_m
+ARM_BASES_XY: dict[str, tuple[float, float]] = station_geometry().arm_bases_xy
 REACH_M = (0.18, 0.40)
 OUT_OF_REACH_M = 0.62
 WORK_X = (-0.45, 0.45)

@@ -38,6 +38,7 @@ from .arms import ArmIndex, find, MAX_VELOCITY_RAD_S
 from .cameras import CameraRig
 from .config import StationConfig
 from .errors import ConfigError
+from .model import TABLE_TOP_GEOM
 from .privileged import PrivilegedState
 from .trajectory import JointTrajectory, refusal
 
@@ -48,7 +49,6 @@ CAMERA_MJCF_NAMES: dict[str, str] = {
 }
 """API camera name -> MJCF camera name (the one table; ``test_station`` checks it)."""
 
-TABLE_TOP_GEOM = 'table_top'
 HOME_KEYFRAME = 'home'
 GRIPPER_SQUEEZE_M = 0.005
 """Closing to width 0 commands each finger this far past contact so the servo squeezes."""

@@ -166,3 +166,17 @@ def test_home_cameras_see_the_work_area(bare_model):
     assert left.mean() >= 0.55 and right.mean() >= 0.55
     assert (left | right).mean() >= 0.75
     assert head.mean() >= 0.98
+
+
+def test_the_layout_reads_table_and_bases_from_the_compiled_model(station):
+    from pyrua_sim import layout
+    from pyrua_sim.model import station_geometry
+
+    geometry = station_geometry()
+    assert layout.TABLE_Z == geometry.table_z_m
+    assert layout.ARM_BASES_XY == geometry.arm_bases_xy and set(geometry.arm_bases_xy) == {
+        'left', 'right'}
+    # the sampler's numbers are the ones the station reports to the primitives
+    assert geometry.table_z_m == pytest.approx(station.table_height_m(), abs=1e-6)
+    for arm, xy in geometry.arm_bases_xy.items():
+        assert xy == pytest.approx(station.arm_base(arm).world_from_base[:2, 3], abs=1e-6)

@@ -50,7 +50,7 @@ def grasp(name, arm, tries=3):
             z = TABLE_Z + 0.02
         robo.open_gripper(arm)
         print(robo.move_to(arm, [x, y, HOVER_Z], heading=est.heading_rad))
-        print(robo.move_to(arm, [x, y, max(z + 0.005, 0.789)], heading=est.heading_rad,
+        print(robo.move_to(arm, [x, y, max(z + 0.005, LOWEST_Z + 0.001)], heading=est.heading_rad,
                            descend=True))
         grip = robo.close_gripper(arm)
         print(grip)

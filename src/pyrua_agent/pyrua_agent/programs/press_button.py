@@ -34,9 +34,9 @@ print(f'cap top at {top:.3f} m (measured {measured} m)')
 print(robo.close_gripper(arm))
 for depth in (0.010, 0.0115):  # a second, deeper press in case the first fell short
     print(robo.move_to(arm, [x, y, top + 0.03]))
-    push = robo.move_to(arm, [x, y, top + 0.02 - depth], descend=True)
+    push = robo.move_to(arm, [x, y, top + TIPS_M - depth], descend=True)
     print(push)
-    reached_z = push.final_m[2] - 0.02  # finger tips
+    reached_z = push.final_m[2] - TIPS_M  # finger tips
     print(f'finger tips at {reached_z:.3f} m, {(top - reached_z) * 1000:.1f} mm below the cap top')
     print(robo.move_to(arm, [x, y, top + 0.03]))
 robo.show('head', note='after pressing')
