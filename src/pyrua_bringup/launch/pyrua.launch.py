@@ -1,6 +1,10 @@
 """
 The PyRUA node set, shared by sim, station and replay: sim node (optional), primitives, agent.
 
+``primitives:=false`` (the replay) leaves the primitives node out: the replaying agent node
+runs every primitive itself (``pyrua_agent.replay.played_world``); its station section
+stays ``primitives_node.station`` all the same.
+
 All nodes run in one namespace (``pyrua``: ``/pyrua/locate``, ``/pyrua/reset_task``); their
 parameters come from one YAML file with one section per node name. Each node gets its own
 section as a parameter dict: rclpy matches a file's node keys only exactly or as ``/**``,
@@ -34,6 +38,7 @@ AGENT_OVERRIDES = {
     'model': ('endpoint.model', 'str'),
     'base_url': ('endpoint.base_url', 'str'),
     'record_dir': ('record_dir', 'str'),
+    'replay_bag': ('replay_bag', 'str'),
 }
 """Launch argument -> (agent_node parameter, type)."""
 SIM_OVERRIDES = {
@@ -94,11 +99,12 @@ def _nodes(context: LaunchContext) -> list:
                             parameters=[sections['sim_node'],
                                         _overrides(context, SIM_OVERRIDES)],
                             ros_arguments=ros_arguments, output='screen'))
+    actions.append(SetParameter(name='use_sim_time', value=_flag(context, 'use_sim_time')))
+    if _flag(context, 'primitives'):
+        actions.append(Node(package='pyrua_primitives', executable='primitives_node',
+                            name='primitives_node', parameters=[sections['primitives_node']],
+                            ros_arguments=ros_arguments, output='screen'))
     actions += [
-        SetParameter(name='use_sim_time', value=_flag(context, 'use_sim_time')),
-        Node(package='pyrua_primitives', executable='primitives_node', name='primitives_node',
-             parameters=[sections['primitives_node']], ros_arguments=ros_arguments,
-             output='screen'),
         Node(package='pyrua_agent', executable='agent_node', name='agent_node',
              parameters=[sections['agent_node'], _overrides(context, AGENT_OVERRIDES)],
              ros_arguments=ros_arguments, output='screen',
@@ -116,6 +122,10 @@ def generate_launch_description() -> LaunchDescription:
         'config', description='YAML parameter file with one section per node name')
     declare_sim_cmd = DeclareLaunchArgument(
         'sim', default_value='false', description='Start the MuJoCo twin (sim_node): true/false')
+    declare_primitives_cmd = DeclareLaunchArgument(
+        'primitives', default_value='true',
+        description='Start primitives_node (false: a replay, whose agent node runs every '
+                    'primitive itself): true/false')
     declare_use_sim_time_cmd = DeclareLaunchArgument(
         'use_sim_time', default_value='false',
         description='Primitives and agent nodes follow /clock: true/false')
@@ -132,6 +142,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_namespace_cmd)
     ld.add_action(declare_config_cmd)
     ld.add_action(declare_sim_cmd)
+    ld.add_action(declare_primitives_cmd)
     ld.add_action(declare_use_sim_time_cmd)
     ld.add_action(declare_log_level_cmd)
     for declare_cmd in declare_override_cmds:

@@ -1,21 +1,28 @@
 """
-Replay a recorded episode: bag play, primitives node on the bag topics, replay planner.
+Replay a recorded episode: bag play into the agent node, which re-runs the recorded cells.
 
-``ros2 bag play`` plays the episode's bag; the agent re-runs the recorded cells with the
-registry's replay planner (``transcript``: the transcript, an edited ``# %%`` copy from
-``pyrua replay RUN --export``, or the run folder itself). Without ROS, ``pyrua replay RUN``
-runs the same planner through the same assembly against the bag alone and reports every
-divergence. Example::
+``ros2 bag play`` plays the episode's bag; the agent node re-runs the recorded cells with
+the registry's replay planner (``transcript``: the transcript, an edited ``# %%`` copy from
+``pyrua replay RUN --export``, or the run folder itself). Example::
 
     ros2 launch pyrua_bringup replay.launch.py bag:=runs/<episode>/bag
         transcript:=runs/<episode>/transcript.jsonl
 
 The camera frames, joint states and TF come from the bag, recorded as a driver publishes
-them (``/joint_states`` of both arms, ``/tf_static``, ``/clock``; the nodes follow its
-clock). The bag starts paused; the agent node resumes it once the primitives node's and
-its own station subscribe to every camera (``station.frame_queue``: each recorded frame is
-kept and taken in order), so no frame is lost. Motion goals find no controller and report
-so: a replay reproduces what the cells sensed (frames, joint states, locate), not motion.
+them (``/joint_states`` of both arms, ``/tf_static``, and ``/clock`` at station time, which
+the nodes follow: the player adds no clock of its own). A played bag has no controller:
+every primitive that moves the robot or lets its time pass (move_to, home, the gripper,
+vla, wait) returns the result it returned when recorded, matched in order within its cell
+as ``pyrua replay`` matches it; a changed call (another argument, another primitive) is a
+``ReplayDivergence`` error in its cell, never answered. Every other primitive (locate,
+pose, joints, image, show, camera_meta, back_project, reachable) runs again on the played
+frames and joint states, and reads follow the recording's timeline: ``robo.pose`` after a
+replayed move reads the pose read there (``pyrua_agent.replay.played_world``). The agent
+node runs every primitive itself (no primitives node: two nodes would each take the
+other's frames from the same played topics). The bag starts paused; the agent node
+resumes it once its station subscribes to every camera (``station.frame_queue``: each
+played frame and joint state is kept and taken in the recorded order), so nothing is lost.
+Without ROS, ``pyrua replay RUN`` replays the same cells against the bag alone.
 """
 
 from launch import LaunchDescription
@@ -45,7 +52,7 @@ def generate_launch_description() -> LaunchDescription:
         'rate', default_value='1.0', description='Bag playback rate factor')
     declare_config_cmd = DeclareLaunchArgument(
         'config', default_value=PathJoinSubstitution([bringup, 'config', 'replay.yaml']),
-        description='YAML parameters of primitives_node and agent_node (bag topic names)')
+        description='YAML parameters of agent_node and its station (bag topic names)')
     declare_namespace_cmd = DeclareLaunchArgument(
         'namespace', default_value='pyrua', description='Namespace of all PyRUA nodes')
     declare_log_level_cmd = DeclareLaunchArgument(
@@ -54,8 +61,10 @@ def generate_launch_description() -> LaunchDescription:
         'record_dir', default_value='', description='Record the replay too; empty keeps the YAML')
 
     # Paused until the agent node sees every subscriber (player_resume_service): a played
-    # frame nobody subscribes to yet is lost.
-    play_cmd = ExecuteProcess(cmd=['ros2', 'bag', 'play', bag, '--clock', '--rate', rate,
+    # frame nobody subscribes to yet is lost. No --clock: the bag's own /clock carries the
+    # station time its stamps use; a second clock at the bag's log time would make time
+    # jump back and forth (tf2 clears its buffer, /tf_static included, on each jump back).
+    play_cmd = ExecuteProcess(cmd=['ros2', 'bag', 'play', bag, '--rate', rate,
                                    '--start-paused'],
                               output='screen')
     nodes_cmd = IncludeLaunchDescription(
@@ -63,8 +72,9 @@ def generate_launch_description() -> LaunchDescription:
                                                             'pyrua.launch.py'])),
         launch_arguments={
             'config': config, 'namespace': namespace, 'use_sim_time': 'true',
-            'log_level': log_level, 'sim': 'false', 'planner': 'replay',
-            'source': transcript, 'record_dir': record_dir,
+            'log_level': log_level, 'sim': 'false', 'primitives': 'false',
+            'planner': 'replay', 'source': transcript, 'replay_bag': bag,
+            'record_dir': record_dir,
         }.items())
 
     ld = LaunchDescription()

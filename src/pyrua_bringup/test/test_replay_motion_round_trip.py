@@ -72,7 +72,7 @@ def ros(monkeypatch, typestore):
 
 @pytest.fixture(scope='module')
 def cli_run(tmp_path_factory):
-    """The cells recorded by ``pyrua run`` on the twin (in process)."""
+    """Record the cells with ``pyrua run`` on the twin (in process)."""
     from pyrua_agent.cli import main
 
     root = tmp_path_factory.mktemp('cli')
@@ -210,6 +210,7 @@ def test_a_replayed_episode_prints_every_motion_cell_as_recorded(
     if recorder == 'pyrua_run':
         assert replayed == pytest.approx(read, abs=1e-6)
     assert sorted(set(replayed)) == pytest.approx(sorted(set(read)), abs=1e-6)
+
 
 @pytest.mark.slow
 def test_a_changed_motion_argument_is_a_divergence_in_its_cell(

@@ -10,8 +10,9 @@ images and infos) into the rclpy double's graph, as ``ros2 bag play`` does for
 names) on a double node reads them, and the agent node's assembly (``run_node_episode``
 over ``open_station``, the replay planner) runs the recorded cells again. Every cell's
 output must be the recorded one, and the agent-side recording holds the frames and joint
-states its primitives read. The cells only sense (locate, pose, joints, show): a played bag
-has no controller, so a motion goal has nothing to answer it.
+states its primitives read. The cells here only sense (locate, pose, joints, show) on a
+station without the replay's motion answers; ``test_replay_motion_round_trip`` replays
+cells that move through the agent node as ``replay.launch.py`` runs it.
 """
 
 import functools

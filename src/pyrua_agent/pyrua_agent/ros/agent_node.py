@@ -9,7 +9,10 @@ as action goals (``ActionTransport``); the reads run on the node's own ROS stati
 joint states the primitives node's primitives read arrive on its ``observed/`` topics and
 are recorded too, so the bag holds what a ``pyrua run`` bag holds. On the twin
 (``evaluator: true``) the sim node's ``reset_task`` and ``task_status`` services are the
-evaluator: the layout, the instruction, the success guard, success and score. The episode
+evaluator: the layout, the instruction, the success guard, success and score. In a replay
+(``replay_bag``, ``replay.launch.py``) the world is the played bag instead
+(``replay.played_world``): the primitives that move return their recorded results and the
+others run here on the played topics, with no primitives node. The episode
 runs in the main thread while a MultiThreadedExecutor spins in another (reference
 ``ros2.md`` §1.9); the node exits when the episode ends.
 """
