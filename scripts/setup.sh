@@ -84,9 +84,9 @@ if [ "$with_libero" = 1 ]; then
   sim_extra='[libero]'
   [ "$with_test" = 1 ] && sim_extra='[test,libero]'
 fi
-say "installing pyrua_primitives, pyrua_sim$sim_extra, pyrua_local, pyrua_agent into $venv (editable)"
+say "installing pyrua_primitives, pyrua_sim$sim_extra, pyrua_local, pyrua_agent, pyrua_lab into $venv (editable)"
 "${pip[@]}" --use-pep517 -e "src/pyrua_primitives${extra}" -e "src/pyrua_sim${sim_extra}" \
-  -e "src/pyrua_local${extra}" -e "src/pyrua_agent${extra}"
+  -e "src/pyrua_local${extra}" -e "src/pyrua_agent${extra}" -e "src/pyrua_lab${extra}"
 if [ "$with_libero" = 1 ]; then
   # LIBERO pulls opencv-python, which writes its own cv2/ over opencv-python-headless's: keep
   # one cv2 (the headless one pyrua_primitives needs, which the cell sandbox can see).
@@ -101,10 +101,10 @@ elif [ "$with_test" = 1 ]; then
   say "installing the sam3 extra (torch CPU build, transformers) for the torch tests"
   "${pip[@]}" --use-pep517 -e "src/pyrua_primitives[sam3]"
   say "installing the ray extra for the pyrua eval --executor ray tests"
-  "${pip[@]}" --use-pep517 -e "src/pyrua_agent[ray]"
+  "${pip[@]}" --use-pep517 -e "src/pyrua_lab[ray]"
   # The training tests (pyrua train) need trl and accelerate on top of torch/transformers.
   say "installing the train extra (trl, accelerate) for the training tests"
-  "${pip[@]}" --use-pep517 -e "src/pyrua_agent[train]"
+  "${pip[@]}" --use-pep517 -e "src/pyrua_lab[train]"
 fi
 
 # --- local open models (pyrua run --model local) ----------------------------------------

@@ -3,6 +3,7 @@
 import ast
 import importlib
 from pathlib import Path
+import re
 import subprocess
 import sys
 
@@ -98,6 +99,38 @@ def test_the_agent_imports_the_lab_only_inside_functions():
     assert not offenders, ('the agent imports pyrua_lab at module level (it must work '
                            'without the lab; import it inside the function that needs it):\n'
                            + '\n'.join(offenders))
+
+
+def _workspace_rows():
+    text = (ROOT / 'README.md').read_text(encoding='utf-8')
+    start = text.index('## Workspace\n')
+    section = text[start:text.index('\n## ', start + 1)]
+    for line in section.splitlines():
+        if line.startswith('| `src/'):
+            yield [cell.strip() for cell in line.strip().strip('|').split('|')]
+
+
+def test_readme_workspace_table_has_a_row_per_package_naming_rooms_that_exist():
+    rows = list(_workspace_rows())
+    packages = [re.fullmatch(r'`src/(\w+)`', row[0]).group(1) for row in rows]
+    assert sorted(packages) == sorted(p.parent.name for p in SRC.glob('*/package.xml')), (
+        'README ## Workspace: one table row per package under src/')
+    missing = []
+    for package, (_, _, rooms) in zip(packages, rows):
+        inner = SRC / package / package
+        base, parent = (inner if inner.is_dir() else SRC / package), None
+        stack = []
+        for token in re.findall(r'\(|\)|`[^`]+`', rooms):
+            if token == '(':
+                stack.append(parent)
+            elif token == ')':
+                stack.pop()
+            else:
+                path = (stack[-1] if stack else base) / token.strip('`')
+                parent = path
+                if not path.exists():
+                    missing.append(str(path.relative_to(ROOT)))
+    assert not missing, f'README ## Workspace names rooms that do not exist: {missing}'
 
 
 def test_every_python_file_compiles():
