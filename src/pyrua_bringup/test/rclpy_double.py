@@ -137,6 +137,8 @@ class Graph:
 
     def __init__(self) -> None:
         self.entities: list[Any] = []
+        # transient_local publishers' last message (tf2_ros's /tf_static), by (topic, id)
+        self.latched: dict[tuple[str, int], Any] = {}
         self.lock = threading.Lock()
 
     def add(self, entity: Any) -> None:
@@ -174,6 +176,9 @@ class Publisher:
         self.msg_type, self.topic_name, self.qos = msg_type, _resolve(node, topic), qos
 
     def publish(self, msg: Any) -> None:
+        if getattr(self, 'transient_local', False):  # a late subscriber still gets it
+            with GRAPH.lock:
+                GRAPH.latched[(self.topic_name, id(self))] = msg
         for sub in GRAPH.subscriptions(self.topic_name):
             sub.offer(msg)
 
@@ -415,6 +420,10 @@ class Node:
                             callback_group: Any = None, **_kw: Any) -> Subscription:
         sub = Subscription(self, msg_type, topic, callback, qos, callback_group)
         GRAPH.add(sub)
+        with GRAPH.lock:
+            latched = [m for (name, _), m in GRAPH.latched.items() if name == sub.topic_name]
+        for msg in latched:
+            sub.offer(msg)
         self._subscriptions.append(sub)
         return sub
 
@@ -741,6 +750,7 @@ class StaticTransformBroadcaster(TransformBroadcaster):
     def __init__(self, node: Node, qos: Any = None) -> None:
         self.pub = node.create_publisher(MESSAGES.message('tf2_msgs/msg/TFMessage'),
                                          '/tf_static', 1)
+        self.pub.transient_local = True  # tf2_ros: durability TRANSIENT_LOCAL, depth 1
 
 
 class CvBridgeError(Exception):
@@ -830,6 +840,7 @@ def install(monkeypatch: Any, typestore: Any) -> None:
     from pyrua_primitives.ros import messages
     messages.message_class.cache_clear()
     monkeypatch.setattr(GRAPH, 'entities', [])
+    monkeypatch.setattr(GRAPH, 'latched', {})
     monkeypatch.setattr(sys.modules[__name__], 'OVERRIDES', {})
     monkeypatch.setattr(sys.modules[__name__], 'NAMESPACE', '/')
     monkeypatch.setattr(sys.modules[__name__], 'ERRORS', [])
