@@ -1,15 +1,15 @@
 """``pyrua`` where pyrua_lab is not installed: the agent's commands work, the lab's say what to do.
 
-The child interpreter runs without ``site`` (``-S``): the packages' editable-install hooks are
-not read, so only the source folders on its ``PYTHONPATH`` (the agent and what it depends on,
-not the lab) and the third-party libraries are importable, as in an agent-only install.
+The child interpreter runs without ``site`` (``-S``): the editable-install hooks (``.pth``
+files) are not read, so only what its ``PYTHONPATH`` holds is importable: the source folders of
+the agent and of what it depends on (not the lab's) and this interpreter's path without any
+folder that holds a ``pyrua_lab`` package, as in an agent-only install.
 """
 
 import os
 from pathlib import Path
 import subprocess
 import sys
-import sysconfig
 
 from pyrua_agent.lab_commands import LAB_COMMANDS
 
@@ -18,7 +18,8 @@ AGENT_ONLY = ('pyrua_agent', 'pyrua_primitives', 'pyrua_sim', 'pyrua_local')
 
 
 def _without_lab(*args):
-    path = [str(SRC / name) for name in AGENT_ONLY] + [sysconfig.get_paths()['purelib']]
+    path = [str(SRC / name) for name in AGENT_ONLY] + [
+        p for p in sys.path if p and not (Path(p) / 'pyrua_lab').is_dir()]
     return subprocess.run([sys.executable, '-S', *args], capture_output=True, text=True,
                           timeout=120, env={**os.environ, 'PYTHONPATH': os.pathsep.join(path)})
 
