@@ -16,8 +16,9 @@ import pytest
 
 def test_every_world_registers_through_its_packages_entry_points():
     points = {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
-    assert {'twin', 'libero', 'replay', 'toy'} <= set(points)
-    assert points['twin'].startswith('pyrua_sim.') and points['toy'].startswith('pyrua_agent.')
+    assert {'twin', 'libero', 'replay', 'toy', 'ros'} <= set(points)
+    assert points['twin'].startswith('pyrua_sim.') and points['toy'].startswith('pyrua_lab.')
+    assert points['ros'] == 'pyrua_agent.ros.world:ROS'  # its module imports no ROS
     for name in points:
         entry = world_entry(name)  # loads the module that defines it
         assert isinstance(entry, WorldEntry) and entry.name == name
