@@ -18,9 +18,11 @@ import pytest
 
 _SPEC = importlib.util.spec_from_file_location('rclpy_double',
                                                Path(__file__).with_name('rclpy_double.py'))
-rclpy_double = importlib.util.module_from_spec(_SPEC)
-sys.modules['rclpy_double'] = rclpy_double
-_SPEC.loader.exec_module(rclpy_double)
+# One double for every test file (each ``install`` sets its globals): reuse a loaded one.
+rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
+if 'rclpy_double' not in sys.modules:
+    sys.modules['rclpy_double'] = rclpy_double
+    _SPEC.loader.exec_module(rclpy_double)
 
 
 @pytest.fixture

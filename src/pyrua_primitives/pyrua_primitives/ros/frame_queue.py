@@ -5,9 +5,12 @@ A live camera is read on demand (subscribe, take the next frame, unsubscribe). A
 bag holds exactly the frames the recorded episode's primitives captured, in the order they
 captured them, and ``ros2 bag play`` does not wait for a subscriber: a frame published
 before the replayed primitive subscribes would be lost. With ``station.frame_queue`` the
-station subscribes to every camera when it starts, queues each image, keeps the newest
-camera info, and ``capture`` takes the oldest image not taken yet: the replayed primitives
-see the recorded frames, in order. No ROS import: the station feeds it from its callbacks.
+station subscribes to every camera when it starts, queues each image and the camera pose
+recorded with it (the ``world`` -> optical frame transform on ``/tf``), keeps the newest
+camera info, and ``capture`` takes the oldest image and pose not taken yet: the replayed
+primitives see the recorded frames, in order, each with the pose it was taken from (a
+wrist camera moves; tf2's newest transform would be the bag's last). No ROS import: the
+station feeds it from its callbacks.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 class FrameQueue:
     """
-    Per camera: a FIFO of image messages and the newest camera info.
+    Per camera: FIFOs of image messages and camera poses, and the newest camera info.
 
     :param cameras: the camera names.
     :param max_images: images kept per camera; the oldest is dropped beyond it.
@@ -30,6 +33,8 @@ class FrameQueue:
         self._cameras = tuple(cameras)
         self._images: dict[str, deque[Any]] = {c: deque(maxlen=max_images)
                                                for c in self._cameras}
+        self._poses: dict[str, deque[Any]] = {c: deque(maxlen=max_images)
+                                              for c in self._cameras}
         self._info: dict[str, Any] = {}
         self._ready = threading.Condition()
 
@@ -37,6 +42,12 @@ class FrameQueue:
         """Queue one image of ``camera`` (a subscription callback)."""
         with self._ready:
             self._images[camera].append(msg)
+            self._ready.notify_all()
+
+    def on_pose(self, camera: str, msg: Any) -> None:
+        """Queue one camera pose (a ``TransformStamped`` world -> optical frame)."""
+        with self._ready:
+            self._poses[camera].append(msg)
             self._ready.notify_all()
 
     def on_info(self, camera: str, msg: Any) -> None:
@@ -52,6 +63,13 @@ class FrameQueue:
                 return None
             return self._images[camera].popleft()
 
+    def next_pose(self, camera: str, timeout_s: float) -> Any | None:
+        """Return the oldest camera pose of ``camera`` not taken yet (None after ``timeout_s``)."""
+        with self._ready:
+            if not self._ready.wait_for(lambda: bool(self._poses[camera]), timeout_s):
+                return None
+            return self._poses[camera].popleft()
+
     def info(self, camera: str, timeout_s: float) -> Any | None:
         """Return the newest camera info of ``camera`` (None after ``timeout_s``)."""
         with self._ready:
@@ -60,5 +78,5 @@ class FrameQueue:
             return self._info[camera]
 
     def __repr__(self) -> str:
-        queued = {c: len(q) for c, q in self._images.items()}
-        return f'<FrameQueue {queued}>'
+        queued = {c: (len(q), len(self._poses[c])) for c, q in self._images.items()}
+        return f'<FrameQueue (images, poses) {queued}>'

@@ -59,6 +59,7 @@ from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from sensor_msgs.msg import CameraInfo, Image
 from sensor_msgs.msg import JointState as JointStateMsg
+from tf2_msgs.msg import TFMessage
 from tf2_ros import Buffer, TransformException, TransformListener
 
 from .action_goal import ActionGoal
@@ -70,6 +71,7 @@ from .messages import make
 LAUNCH_HINT = 'is the driver or `ros2 launch pyrua_bringup sim.launch.py` running?'
 QUEUE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 """Frame queue subscriptions: reliable, deep (a played bag's frames are all kept)."""
+TF_TOPIC = '/tf'
 
 
 class RosStation:
@@ -119,6 +121,18 @@ class RosStation:
             for msg_type, topic, callback in (
                 (Image, self.config.image_topic, self._frames.on_image),
                 (CameraInfo, self.config.camera_info_topic, self._frames.on_info))]
+        if self._frames is not None:
+            # The camera poses recorded with the frames, one per frame, in order.
+            self._frame_subs.append(node.create_subscription(
+                TFMessage, TF_TOPIC, self._on_camera_poses, QUEUE_QOS,
+                callback_group=self._group))
+
+    def _on_camera_poses(self, msg: Any) -> None:
+        optical = {self.config.camera_frame.format(camera=c): c for c in CAMERAS}
+        for transform in msg.transforms:
+            camera = optical.get(transform.child_frame_id)
+            if camera is not None and transform.header.frame_id == self.config.world_frame:
+                self._frames.on_pose(camera, transform)
 
     def _client(self, action_type: type, name: str) -> tuple[ActionClient, str]:
         return ActionClient(self._node, action_type, name, callback_group=self._group), name
@@ -317,11 +331,12 @@ class RosStation:
 
     def _queued(self, kind: str, camera: str) -> Any:
         wait = self.config.wait_timeout_s
-        take = self._frames.next_image if kind == 'image' else self._frames.info
+        take = {'image': self._frames.next_image, 'pose': self._frames.next_pose,
+                'info': self._frames.info}[kind]
         msg = take(camera, wait)
         if msg is None:
-            topic = (self.config.image_topic if kind == 'image'
-                     else self.config.camera_info_topic).format(camera=camera)
+            topic = {'image': self.config.image_topic, 'pose': TF_TOPIC,
+                     'info': self.config.camera_info_topic}[kind].format(camera=camera)
             raise PrimitiveError(f'no message on {topic} after {wait} s (frame queue: '
                                  f'{self._frames!r}); is the bag playing?')
         return msg
@@ -340,6 +355,7 @@ class RosStation:
             raise PrimitiveError('skip_frames needs station.frame_queue: true (a bag replay)')
         for _ in range(count):
             self._queued('image', check_camera(camera))
+            self._queued('pose', camera)
 
     def camera_model(self, camera: str) -> CameraModel:
         """Return the camera's intrinsics (from camera_info) and its current pose (TF)."""
@@ -360,9 +376,14 @@ class RosStation:
         if depth and not self.config.depth:
             raise ValueError('depth requested but station.depth is False; set it where the '
                              'cameras publish aligned depth, or call without depth')
-        model = self.camera_model(camera)
-        image = (self._queued('image', camera) if self._frames is not None else
-                 self._next_message(Image, self.config.image_topic.format(camera=camera)))
+        if self._frames is not None:  # a played frame, with the pose it was taken from
+            info, image, pose = (self._queued(k, camera) for k in ('info', 'image', 'pose'))
+            model = CameraModel(camera, camera_info_to_intrinsics(info),
+                                transform_to_matrix(pose.transform),
+                                stamp_to_s(pose.header.stamp))
+        else:
+            model = self.camera_model(camera)
+            image = self._next_message(Image, self.config.image_topic.format(camera=camera))
         depth_m = (image_to_depth(self._next_message(
             Image, self.config.depth_topic.format(camera=camera))) if depth else None)
         return CameraFrame(camera=camera, rgb=image_to_rgb(image), model=model,
