@@ -7,8 +7,9 @@ way the station's driver would:
 - ``/joint_states``: one ``sensor_msgs/JointState`` for every arm read so far, in the
   driver's format (``<arm>/joint1`` .. ``joint6`` and the fingers ``joint7``, ``joint8`` at
   half the gripper width each: ``conversions.joint_states``, what the sim node publishes);
-- ``/clock``: ``rosgraph_msgs/Clock`` at each sample's station time (play with ``--clock``
-  or let this topic drive ``use_sim_time`` nodes);
+- ``/clock``: ``rosgraph_msgs/Clock`` at each sample's station time (it drives the replay's
+  ``use_sim_time`` nodes; ``replay.launch.py`` plays without ``--clock``, whose second
+  clock at the bag's log time would make time jump);
 - ``/tf_static``: ``world`` -> ``<arm>/base_link`` for the arm bases, written once when
   the world opens (the task card and every arm pose look them up).
 

@@ -3,9 +3,10 @@ Hold a bag replay until its subscribers exist, then resume the player.
 
 ``replay.launch.py`` starts ``ros2 bag play --start-paused``: a played bag does not wait
 for subscribers, and a frame published before a subscription exists is lost. The agent
-node waits until every played camera topic has the subscribers the replay needs (its own
-station and the primitives node's, both with ``station.frame_queue``), then calls the
-player's ``resume`` service (rosbag2's ``rosbag2_interfaces/srv/Resume``).
+node waits until every played camera topic has the subscribers the replay needs
+(``player_subscribers``: its own station, with ``station.frame_queue``, in
+``replay.launch.py``), then calls the player's ``resume`` service (rosbag2's
+``rosbag2_interfaces/srv/Resume``).
 """
 
 from __future__ import annotations
