@@ -6,7 +6,12 @@ import shutil
 from pyrua_primitives.arguments import RUNTIME_KEYWORDS
 from pyrua_primitives.conversions.actions import ACTIONS, goal_mapping
 from pyrua_primitives.conversions.goal_mapping import goal_mappings
-from pyrua_primitives.conversions.interfaces import interface_dir, message_fields
+from pyrua_primitives.conversions.interfaces import (
+    interface_dir,
+    message_fields,
+    rosbags_factory,
+    rosbags_typestore,
+)
 from pyrua_primitives.library import PrimitiveLibrary, PRIMITIVES
 from pyrua_primitives.registry import declared_primitives, primitive
 import pytest
@@ -51,6 +56,10 @@ def test_a_new_goal_field_reaches_the_mapping_of_a_primitive_that_takes_it(msgs)
     assert mapping.parameters[-1] == 'speed_mps' and mapping.defaults['speed_mps'] == 0.1
     fields = mapping.goal_fields({'arm': 'left', 'xyz': (0.1, 0.0, 0.9), 'speed_mps': 0.25})
     assert fields['speed_mps'] == 0.25 and fields['path'] == 'line'
+    store = rosbags_typestore(msgs)  # the changed file's types, through CDR and back
+    goal_type = 'pyrua_msgs/action/MoveTo_Goal'
+    raw = store.serialize_cdr(rosbags_factory(store)(goal_type, **fields), goal_type)
+    assert mapping.kwargs(store.deserialize_cdr(raw, goal_type))['speed_mps'] == 0.25
 
 
 def test_a_goal_field_no_primitive_takes_is_refused_naming_it(msgs):
