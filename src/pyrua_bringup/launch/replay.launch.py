@@ -64,8 +64,11 @@ def generate_launch_description() -> LaunchDescription:
     # frame nobody subscribes to yet is lost. No --clock: the bag's own /clock carries the
     # station time its stamps use; a second clock at the bag's log time would make time
     # jump back and forth (tf2 clears its buffer, /tf_static included, on each jump back).
+    # replay_qos.yaml: /tf_static transient_local, as tf2 subscribes to it.
     play_cmd = ExecuteProcess(cmd=['ros2', 'bag', 'play', bag, '--rate', rate,
-                                   '--start-paused'],
+                                   '--start-paused', '--qos-profile-overrides-path',
+                                   PathJoinSubstitution([bringup, 'config',
+                                                         'replay_qos.yaml'])],
                               output='screen')
     nodes_cmd = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([bringup, 'launch',

@@ -26,6 +26,11 @@ def test_the_bag_starts_paused_and_the_replay_config_resumes_it():
     cmd = [ast.unparse(e) for e in next(k.value for k in play.keywords if k.arg == 'cmd').elts]
     # The bag's own /clock (station time) drives the nodes; the player adds none.
     assert "'--start-paused'" in cmd and "'--clock'" not in cmd
+    # tf2 subscribes to /tf_static transient_local; the bag records no offered QoS.
+    overrides = cmd.index("'--qos-profile-overrides-path'") + 1
+    assert 'replay_qos.yaml' in cmd[overrides]
+    qos = yaml.safe_load((BRINGUP / 'config' / 'replay_qos.yaml').read_text())
+    assert qos['/tf_static']['durability'] == 'transient_local'
     config = yaml.safe_load((BRINGUP / 'config' / 'replay.yaml').read_text())
     agent = config['agent_node']['ros__parameters']
     assert agent['player_resume_service'] == '/rosbag2_player/resume'
