@@ -76,6 +76,6 @@ def test_the_libero_prompt_states_no_number_of_the_twin():
     assert not numbers & spelled, f'twin numbers in the LIBERO prompt: {numbers & spelled}'
     # ... and it states LIBERO's own table, arm and gripper instead.
     assert f'- The table top is at z = {libero_facts.table_z_m:.3f} m.' in libero_text
-    assert "the arm arm base at" in libero_text and 'plans its own motions' in libero_text
+    assert 'the arm arm base at' in libero_text and 'plans its own motions' in libero_text
     assert f'at most {libero_facts.gripper_max_width_m:.3f} m' in libero_text
     assert libero_facts.table_z_m != twin_facts.table_z_m
