@@ -9,14 +9,8 @@ cell, whether the output equals the recorded output, and every call the recordin
 result for.
 """
 
-from .bag_primitives import (
-    bag_world,
-    BagPrimitives,
-    CallDivergence,
-    open_recording,
-    ReplayDivergence,
-)
-from .divergence import CellComparison, DivergenceReport
+from .bag_primitives import bag_world, BagPrimitives, open_recording
+from .divergence import CallDivergence, CellComparison, DivergenceReport, ReplayDivergence
 from .runner import replay_episode, replay_spec, ReplayOutcome, write_script
 
 __all__ = [

@@ -30,9 +30,9 @@ import numpy as np
 from pyrua_primitives.library import ACTING, PrimitiveLibrary
 from pyrua_primitives.world import EvaluatorHooks, WorldEntry, WorldParts
 
+from .divergence import CallDivergence, ReplayDivergence
 from .rebuild import rebuild_error, rebuild_result, return_hint
 from ..episode import EpisodeWorld
-from ..errors import AgentError
 from ..planners.base import TaskCard
 from ..recording.bag_reader import BagRecording, read_bag, RecordedFrame
 from ..recording.convert import plain
@@ -46,32 +46,6 @@ _LOG = logging.getLogger(__name__)
 RUNTIME_KEYWORDS = ('cancel', 'feedback')
 SENSING_SUBSTITUTES = ('image',)
 """Pure sensing primitives that get the nearest recorded observation when unmatched."""
-
-
-class ReplayDivergence(AgentError):
-    """A replayed cell called a primitive the recording has no result for."""
-
-
-@dataclass(frozen=True, slots=True)
-class CallDivergence:
-    """
-    One replayed primitive call that did not match the recording.
-
-    ``call`` is the 1-based position among the cell's primitive calls; ``recorded`` is
-    the recorded call at that position ('' when the recorded cell made fewer calls);
-    ``action`` says what the replay did instead.
-    """
-
-    cell: int
-    call: int
-    called: str
-    recorded: str
-    action: str
-
-    def __repr__(self) -> str:
-        recorded = self.recorded or 'no call'
-        return (f'CallDivergence(cell {self.cell} call {self.call}: {self.called[:40]} vs '
-                f'{recorded[:40]}; {self.action[:30]})')
 
 
 @dataclass(frozen=True, slots=True)

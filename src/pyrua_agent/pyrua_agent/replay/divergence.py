@@ -4,7 +4,7 @@ The divergence report of a replay: per cell, whether the output equals the recor
 A cell is ``same`` when its code and output equal the recording's exactly, ``changed``
 when its output differs (the first differing line is kept), ``extra`` when the recording
 has no cell of that index, and ``missing`` when a recorded cell was not replayed. Primitive
-calls that did not match the recording (``bag_primitives.CallDivergence``), results whose
+calls that did not match the recording (``CallDivergence``), results whose
 rebuilt repr differs, and a different end reason are listed too: nothing is hidden.
 """
 
@@ -14,10 +14,36 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bag_primitives import CallDivergence
+from ..errors import AgentError
 from ..runtime import CellResult
 
 STATUSES = ('same', 'changed', 'extra', 'missing')
+
+
+class ReplayDivergence(AgentError):
+    """A replayed cell called a primitive the recording has no result for."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallDivergence:
+    """
+    One replayed primitive call that did not match the recording.
+
+    ``call`` is the 1-based position among the cell's primitive calls; ``recorded`` is
+    the recorded call at that position ('' when the recorded cell made fewer calls);
+    ``action`` says what the replay did instead.
+    """
+
+    cell: int
+    call: int
+    called: str
+    recorded: str
+    action: str
+
+    def __repr__(self) -> str:
+        recorded = self.recorded or 'no call'
+        return (f'CallDivergence(cell {self.cell} call {self.call}: {self.called[:40]} vs '
+                f'{recorded[:40]}; {self.action[:30]})')
 
 
 @dataclass(frozen=True, slots=True)
