@@ -6,13 +6,16 @@ from collections.abc import Callable
 
 import mujoco
 import numpy as np
+from pyrua_primitives.kinematics.arx_x5 import VELOCITY_LIMITS_RAD_S
 
 from .errors import ModelError
 
 ARM_JOINTS = tuple(f'joint{i}' for i in range(1, 7))
 FINGER_JOINTS = ('joint7', 'joint8')
-MAX_VELOCITY_RAD_S = np.array([5.0, 5.0, 5.5, 5.5, 5.0, 5.0])
-"""arx5-sdk joint velocity limits, rad/s (reference arx_x5.md section 1.7)."""
+MAX_VELOCITY_RAD_S = VELOCITY_LIMITS_RAD_S
+"""arx5-sdk joint velocity limits, rad/s (reference arx_x5.md section 1.7): the arm's own data.
+
+MJCF has no joint velocity limit, so the twin takes them from the arm's kinematic model."""
 
 
 def find(kind: str, lookup: Callable[[str], object], name: str):
