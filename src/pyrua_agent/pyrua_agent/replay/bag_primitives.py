@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ..episode import EpisodeSpec
 
 _LOG = logging.getLogger(__name__)
-RUNTIME_KEYWORDS = ('cancel', 'feedback')
+RUNTIME_KEYWORDS = frozenset(('cancel', 'feedback'))
 SENSING_SUBSTITUTES = ('image',)
 """Pure sensing primitives that get the nearest recorded observation when unmatched."""
 

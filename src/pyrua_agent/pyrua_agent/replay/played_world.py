@@ -42,7 +42,7 @@ from pyrua_primitives.station import (
 )
 from pyrua_primitives.world import EvaluatorHooks, WorldParts
 
-from .bag_primitives import BagPrimitives, episode_start
+from .bag_primitives import BagPrimitives, episode_start, RUNTIME_KEYWORDS
 from ..recording.bag_reader import BagRecording, read_bag
 from ..recording.topics import JOINT_STATES
 from ..runtime.transport import FeedbackCallback, InProcessTransport
@@ -235,6 +235,8 @@ class PlayedTransport:
     def send_goal(self, name: str, args: tuple, kwargs: dict,
                   feedback: FeedbackCallback | None = None) -> Any:
         """Answer a moving primitive from the recording; run any other on the played topics."""
+        if RUNTIME_KEYWORDS & set(kwargs):  # the in-process transport refuses them, saying so
+            return self._local.send_goal(name, args, kwargs, feedback)
         if name in MOVING and name in self._bag.prototypes:
             try:
                 recorded = self._bag.match(name, args, kwargs)
