@@ -16,6 +16,9 @@ setup(
         'setuptools',
         'numpy>=1.26',
         'opencv-python-headless>=4.6',
+        # The goal <-> kwargs mapping of the action primitives reads the .action files with
+        # rosbags' message parser (conversions/goal_mapping.py).
+        'rosbags>=0.11,<0.12',
     ],
     extras_require={
         'test': ['pytest>=8'],

@@ -69,10 +69,6 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _camel(name: str) -> str:
-    return ''.join(part.capitalize() for part in name.split('_'))
-
-
 class Recorder:
     """
     Record one episode into ``run_dir`` (bag, transcript, images) as it happens.
@@ -355,8 +351,8 @@ class Recorder:
             payload = {'cell': self.current_cell, 'goal_id': goal_id, 'name': name,
                        'args': convert.plain(args), 'kwargs': convert.plain(kwargs)}
             entries = [self._json(topics.PRIMITIVE_GOAL, payload)]
-            action, implied = topics.PRIMITIVE_ACTIONS.get(name, (_camel(name), {}))
-            msgtype = self.types.action_type(action, 'Goal')
+            action, implied = topics.PRIMITIVE_ACTIONS.get(name, (None, {}))
+            msgtype = None if action is None else self.types.action_type(action, 'Goal')
             if msgtype is not None and not args:
                 typed = convert.typed_message(self.types.store, msgtype,
                                               {**kwargs, **implied}, fill_missing=True)
