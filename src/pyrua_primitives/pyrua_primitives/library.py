@@ -12,6 +12,9 @@ The primitives are written by responsibility in ``sense_primitives`` (locate, me
 cameras), ``motion_primitives`` (move, reach, home, pose, joints, wait) and
 ``gripper_primitives`` (open, close, VLA); the class body below binds each as a method, so
 ``PrimitiveLibrary.__dict__`` and ``PRIMITIVES`` hold them all, in this order.
+``station_facts`` (the numbers of the prompt's station facts, ``facts.py``) is written here.
+How an arm moves is its station's arm model (``arm_models``), never a test of the
+station's type.
 """
 
 from __future__ import annotations
