@@ -283,14 +283,16 @@ def test_ros_modules_compile():
 
 def test_docker_requirements_cover_every_pip_dependency():
     wanted = set()
-    for package in ('pyrua_primitives', 'pyrua_sim', 'pyrua_agent', 'pyrua_local'):
+    for package in ('pyrua_primitives', 'pyrua_sim', 'pyrua_agent', 'pyrua_local',
+                    'pyrua_lab'):
         for call in _calls(_tree(SRC / package / 'setup.py'), 'setup'):
             for requirement in ast.literal_eval(_keywords(call)['install_requires']):
                 name = requirement.split(';')[0]
                 for sep in '<>=!~[':
                     name = name.split(sep)[0]
+                # workspace packages: colcon builds them
                 if name not in ('setuptools', 'pyrua_primitives', 'pyrua_sim', 'pyrua_agent',
-                                'pyrua_local'):  # workspace packages: colcon builds them
+                                'pyrua_local', 'pyrua_lab'):
                     wanted.add(name.strip().lower())
     lines = (ROOT / 'docker' / 'requirements.txt').read_text().splitlines()
     listed = set()

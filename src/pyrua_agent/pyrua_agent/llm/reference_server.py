@@ -1,7 +1,7 @@
 """
 The reference server: a loopback OpenAI-compatible chat server that replays scripted turns.
 
-The cost model (``evaluation.cost_model``) serves each interface's reference conversation
+The cost model (``pyrua_lab.evaluation.cost_model``) serves each interface's reference conversation
 with it, and the tests of every package use it as the model's protocol peer
 (``pyrua_agent.testing`` re-exports it for them).
 
