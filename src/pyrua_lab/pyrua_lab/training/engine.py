@@ -17,12 +17,13 @@ rollout at once (no weight sync is needed for this engine).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-import json
+from http.server import ThreadingHTTPServer
 import logging
 import threading
 import time
 from typing import Any
+
+from pyrua_local.json_http import error_body, JsonHandler
 
 from .chat import parse_hermes
 from .policy import Completion, LocalPolicy
@@ -118,15 +119,15 @@ class RolloutEngine:
         with self._lock:
             episode = self._episodes.get(episode_id)
         if episode is None:
-            return 404, _error(f'episode {episode_id!r} is not open on this rollout engine',
-                               'not_found', None)
+            return 404, error_body(f'episode {episode_id!r} is not open on this rollout engine',
+                                   'not_found', None)
         problem = self._check(body)
         if problem:
-            return 400, _error(problem, 'invalid_request_error', None)
+            return 400, error_body(problem, 'invalid_request_error', None)
         prompt = self.policy.render(body['messages'], body.get('tools'))
         room = self.policy.max_positions - len(prompt)
         if room < 1:
-            return 400, _error(
+            return 400, error_body(
                 f"This model's maximum context length is {self.policy.max_positions} tokens. "
                 f'However, your messages resulted in {len(prompt)} tokens.',
                 'invalid_request_error', 'context_length_exceeded')
@@ -183,28 +184,8 @@ class RolloutEngine:
         }
 
 
-def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
-    return {'error': {'message': message, 'type': kind, 'param': None, 'code': code}}
-
-
-def _handler_class(engine: RolloutEngine) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = 'HTTP/1.1'
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            """Keep the training log clean; the engine counts requests instead."""
-
-        def _send(self, status: int, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header('Content-Type', 'application/json')
-                self.send_header('Content-Length', str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True
-
+def _handler_class(engine: RolloutEngine) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         def _episode_path(self) -> tuple[str, str] | None:
             parts = self.path.strip('/').split('/')
             if len(parts) >= 3 and parts[0] == 'episodes' and parts[2] == 'v1':
@@ -214,30 +195,28 @@ def _handler_class(engine: RolloutEngine) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802
             route = self._episode_path()
             if route is not None and route[1] == 'models':
-                self._send(200, {'object': 'list', 'data': [
+                self.send_json(200, {'object': 'list', 'data': [
                     {'id': engine.model_name, 'object': 'model', 'owned_by': 'pyrua'}]})
                 return
-            self._send(404, _error(f'no route GET {self.path}', 'not_found', None))
+            self.send_json(404, error_body(f'no route GET {self.path}', 'not_found'))
 
         def do_POST(self) -> None:  # noqa: N802
-            raw = self.rfile.read(int(self.headers.get('Content-Length') or 0))
             route = self._episode_path()
             if route is None or route[1] != 'chat/completions':
-                self._send(404, _error(f'no route POST {self.path}; the rollout engine serves '
-                                       '/episodes/<id>/v1/chat/completions', 'not_found', None))
+                self.rfile.read(int(self.headers.get('Content-Length') or 0))
+                self.send_json(404, error_body(
+                    f'no route POST {self.path}; the rollout engine serves '
+                    '/episodes/<id>/v1/chat/completions', 'not_found'))
                 return
-            try:
-                body = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                self._send(400, _error(f'body is not JSON: {exc}', 'invalid_request_error',
-                                       None))
+            body = self.read_json_object()
+            if body is None:
                 return
             try:
                 status, payload = engine.complete(route[0], body)
             except Exception as exc:  # the policy failed: an infrastructure error (HTTP 500)
                 _LOG.exception('rollout engine failed on episode %s', route[0])
-                status, payload = 500, _error(f'{type(exc).__name__}: {exc}', 'server_error',
-                                              None)
-            self._send(status, payload)
+                status, payload = 500, error_body(f'{type(exc).__name__}: {exc}',
+                                                  'server_error')
+            self.send_json(status, payload)
 
     return Handler
