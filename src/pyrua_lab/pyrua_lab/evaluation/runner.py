@@ -49,6 +49,7 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
     from pyrua_agent.episode import EpisodeSpec
     from pyrua_agent.planners import needs_endpoint
     from pyrua_primitives.library import LibraryConfig
+    from pyrua_primitives.perception.segmenter import SEGMENTERS
     from pyrua_primitives.world import world_of
 
     interface = job.interface
@@ -59,8 +60,17 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
     elif interface.source is not None:
         options['source'] = interface.source.format(task=job.task, seed=job.seed,
                                                     layout=job.layout)
-    library = LibraryConfig(segmenter=job.perception, allow_privileged=job.allow_privileged)
+    from .spec import WORLD_PERCEPTIONS
+
     world = world_of(job.task)
+    needs = WORLD_PERCEPTIONS.get(job.perception)
+    if needs is not None and world != needs:
+        raise ValueError(f'perception {job.perception!r} is provided by the {needs} world, and '
+                         f'task {job.task!r} runs in the {world} world: use one of '
+                         f'{sorted(SEGMENTERS)} for it, or name only {needs} tasks')
+    # the world's own perception (rgbd) reads depth frames
+    library = LibraryConfig(segmenter=job.perception, allow_privileged=job.allow_privileged,
+                            use_depth=needs is not None)
     return EpisodeSpec(task=job.task, seed=job.seed, layout=job.layout, world=world,
                        planner=interface.planner, library=library,
                        budgets=job.budgets, cell_timeout_s=job.cell_timeout_s,

@@ -12,7 +12,7 @@ keys (with a "did you mean") and bad values before any episode starts::
       code:  {planner: code, endpoint: {base_url: 'http://127.0.0.1:8000/v1', model: M}}
       tools: {planner: tools, endpoint: {base_url: 'http://127.0.0.1:8000/v1', model: M}}
     budgets: {max_llm_calls: 40}
-    perception: color                           # the primitive library's segmenter
+    perception: color                           # a segmenter, or rgbd (LIBERO)
     sandbox: auto                               # cell isolation: auto, bwrap, none
     labels: {model: M}                          # copied into every episode record
 
@@ -42,6 +42,14 @@ SPEC_KEYS = ('allow_privileged', 'budgets', 'cell_timeout_s', 'interfaces', 'lab
 INTERFACE_KEYS = ('endpoint', 'plan', 'planner', 'source')
 PLANS = ('reference',)
 SOURCE_FIELDS = ('task', 'seed', 'layout')
+WORLD_PERCEPTIONS = {'rgbd': 'libero'}
+"""Perception modes a world provides itself (not a registered segmenter), and that world:
+``rgbd`` is LIBERO's RGB-D catalogue perception (not privileged)."""
+
+
+def perception_modes() -> tuple[str, ...]:
+    """Return every ``perception`` a spec may name: the registered segmenters, then rgbd."""
+    return tuple(SEGMENTERS) + tuple(WORLD_PERCEPTIONS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -278,10 +286,12 @@ def parse_spec(data: Any, source: str = '<spec>') -> EvalSpec:
     allow_privileged = data.get('allow_privileged', False)
     if not isinstance(allow_privileged, bool):
         raise ValueError(f'{source}: allow_privileged {allow_privileged!r} vs true or false')
-    if perception not in SEGMENTERS:
-        raise ValueError(f'{source}: ' + unknown_name('perception mode', perception, SEGMENTERS))
+    if perception not in perception_modes():
+        raise ValueError(f'{source}: ' + unknown_name('perception mode', perception,
+                                                      perception_modes()))
     try:
-        LibraryConfig(segmenter=perception, allow_privileged=allow_privileged)
+        LibraryConfig(segmenter=perception, allow_privileged=allow_privileged,
+                      use_depth=perception in WORLD_PERCEPTIONS)
     except ValueError as exc:
         raise ValueError(f'{source}: perception {exc}') from None
     sandbox = str(data.get('sandbox', 'auto'))
