@@ -30,6 +30,7 @@ from .motion import MotionConfig
 from .motion_primitives import call_hook
 from .perception import make_segmenter, Segmenter
 from .registry import declared_primitives, primitive, PrimitiveInfo
+from .results import GripperResult
 from .safety import SafetyConfig
 from .station import (
     CameraFrame,
@@ -162,6 +163,15 @@ class PrimitiveLibrary:
     open_gripper = gripper_primitives.open_gripper
     close_gripper = gripper_primitives.close_gripper
     vla = gripper_primitives.vla
+
+    def note_gripper(self, result: GripperResult) -> None:
+        """
+        Take in a gripper command that ran elsewhere (the primitives node, a replay).
+
+        ``pose(arm).held`` is True only while the arm's last gripper command was a close;
+        a close run by another process's library reaches this one through here.
+        """
+        self._closed[self._arm(result.arm)] = result.action == 'close'
 
     @primitive()
     def station_facts(self) -> StationFacts:

@@ -17,6 +17,7 @@ import functools
 from typing import Any, Protocol, TYPE_CHECKING
 
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
+from pyrua_primitives.results import GripperResult
 from pyrua_primitives.station import Station
 from pyrua_primitives.world import EvaluatorHooks, open_world, World, WorldParts
 
@@ -25,7 +26,7 @@ from ..planners.base import TaskCard
 from ..prompt.station_facts import station_facts
 from ..recording.observer import EpisodeObserver
 from ..recording.transport import RecordedTransport
-from ..runtime.transport import InProcessTransport, Transport
+from ..runtime.transport import InProcessTransport, TappedTransport, Transport
 
 if TYPE_CHECKING:
     from .spec import EpisodeSpec
@@ -89,7 +90,11 @@ def episode_world(spec: EpisodeSpec, world: World,
         if name in acting and hooks.after_acting is not None:
             func = _observed(func, hooks.after_acting)
         primitives[name] = func
-    runtime_transport = (getattr(world, 'transport', None) or InProcessTransport)(primitives)
+    remote = getattr(world, 'transport', None)
+    runtime_transport = (remote or InProcessTransport)(primitives)
+    if remote is not None and station is not None:
+        # Gripper commands run elsewhere: this library's pose(arm).held must know of them.
+        runtime_transport = TappedTransport(runtime_transport, _noted_by(library))
     if observer is not None:
         runtime_transport = RecordedTransport(runtime_transport, primitives, observer)
     task, seed, layout = getattr(world, 'identity', None) or (spec.task, spec.seed, spec.layout)
@@ -99,6 +104,13 @@ def episode_world(spec: EpisodeSpec, world: World,
                         acting=acting, success=hooks.success, score=hooks.score,
                         success_guard=spec.success_guard, transport=runtime_transport,
                         after_cell=hooks.after_cell, unmet=hooks.unmet)
+
+
+def _noted_by(library: PrimitiveLibrary) -> Callable[[str, Any], None]:
+    def note(_name: str, value: Any) -> None:
+        if isinstance(value, GripperResult):
+            library.note_gripper(value)
+    return note
 
 
 class WorldEvaluator(Protocol):

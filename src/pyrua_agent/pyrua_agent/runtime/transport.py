@@ -161,6 +161,62 @@ class InProcessTransport:
         return goal
 
 
+class _TappedGoal:
+    """A goal whose value is shown to a callback once, the first time it is read."""
+
+    def __init__(self, goal: GoalHandle, on_result: Callable[[str, Any], None]) -> None:
+        self.name = goal.name
+        self._goal = goal
+        self._on_result = on_result
+        self._seen = False
+
+    def __repr__(self) -> str:
+        return f'<tapped {self._goal!r}>'
+
+    def done(self) -> bool:
+        """Return True once the goal has a result."""
+        return self._goal.done()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Wait up to ``timeout_s`` seconds; return True when done."""
+        return self._goal.wait(timeout_s)
+
+    def cancel(self, reason: str = 'cancelled') -> None:
+        """Cancel the goal."""
+        self._goal.cancel(reason)
+
+    def result(self) -> Any:
+        """Return (or raise) the goal's result; a value goes to the callback once."""
+        value = self._goal.result()
+        if not self._seen:
+            self._seen = True
+            self._on_result(self.name, value)
+        return value
+
+
+class TappedTransport:
+    """
+    A transport whose goals' values are shown to ``on_result(name, value)``.
+
+    For a world whose acting primitives run outside this process (the primitives node, a
+    replay): the local library still learns what they did (``note_gripper``).
+    """
+
+    def __init__(self, transport: Transport, on_result: Callable[[str, Any], None]) -> None:
+        self._transport = transport
+        self._on_result = on_result
+
+    def names(self) -> tuple[str, ...]:
+        """Return the primitive names the wrapped transport runs."""
+        return self._transport.names()
+
+    def send_goal(self, name: str, args: tuple, kwargs: dict,
+                  feedback: FeedbackCallback | None = None) -> GoalHandle:
+        """Start the goal on the wrapped transport; its value reaches ``on_result``."""
+        return _TappedGoal(self._transport.send_goal(name, args, kwargs, feedback),
+                           self._on_result)
+
+
 def _ignore(_value: Any) -> None:
     """Drop a feedback value nobody asked for."""
 
