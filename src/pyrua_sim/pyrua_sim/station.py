@@ -11,6 +11,10 @@ the control rate until it ends, so the twin runs as fast as the CPU allows. Two 
 move the two arms at once: each control step advances the shared simulation and applies
 every active trajectory, so each motion keeps its own timing. One lock guards physics and
 rendering, so another thread may capture frames while an arm moves.
+
+Why one module of about 400 lines: every method shares that lock and the control loop's
+state (the active trajectories), so the class stays whole; rendering, the layout and the
+task checks live in their own modules.
 """
 
 from __future__ import annotations

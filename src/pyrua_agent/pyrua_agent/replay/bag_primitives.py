@@ -14,6 +14,10 @@ The evaluator's verdict is replayed too, as recorded: ``success`` becomes True a
 point of the replay where the recorded episode first found the task complete (the success
 guard's skipped call, or the end of the last cell of a solved episode), and only while no
 call has diverged; after a divergence the recorded verdict no longer applies.
+
+Why one module of about 400 lines: matching, answering and the recorded verdict share one
+per-cell cursor, so they stay in one class; rebuilding results (``rebuild``) and the
+divergence records (``divergence``) live beside it.
 """
 
 from __future__ import annotations
