@@ -24,6 +24,7 @@ CABINET_CLOSED_DEPTH_M = 0.221
 DRAWER_OPEN_M = 0.15            # the benchmark counts a drawer open past 0.14 m
 KNOB_FROM_CENTRE_M = 0.10
 KNOB_TURN_RAD = 1.4             # the benchmark counts the stove on past 0.5 rad
+PUSH_BEYOND_M = 0.12         # 'to the front of X': this far past X's edge
 SIDE_GAP_M = 0.10               # 'to the right of X': this far beside X's middle
 
 
@@ -79,9 +80,12 @@ def near(result, tolerance=0.02):
     return result.reached or (result.error_m is not None and result.error_m < tolerance)
 
 
-def push_along(start, end, z, heading, steps=4):
-    """Drive the closed gripper from start to end (x, y) at height z, in short lines."""
-    robo.close_gripper(ARM)
+def push_along(start, end, z, heading, steps=4, spread=False):
+    """Drive the gripper (closed, or open: two fingers apart) from start to end at height z."""
+    if spread:
+        robo.open_gripper(ARM)
+    else:
+        robo.close_gripper(ARM)
     move([start[0], start[1], z + 0.10], heading)
     if not near(move([start[0], start[1], z], heading, descend=True)):
         return False
@@ -168,25 +172,39 @@ def turn_on(phrase):
 
 
 def push(phrase, side, ref_phrase):
-    """Push an object along the table until it stands on the named side of another one."""
+    """
+    Push an object along the table until it stands on the named side of another one.
+
+    A plate or a bowl is pushed from inside: the closed fingers go down in its middle and
+    drag its far rim along (no room is needed around it); anything else from behind.
+    """
     obj, ref = resolve(phrase), resolve(ref_phrase)
     if obj is None or ref is None:
         return False
-    reach = max(ref.size_m) / 2 + max(obj.size_m) / 2 + 0.02
-    goal = np.array(xy(ref)) + VIEW[side] * reach
-    z = max(FACTS.lowest_descend_z_m, obj.position_m[2] - obj.height_m / 2 +
-            FACTS.fingertip_beyond_tcp_m + 0.005)
+    extent_ref = abs(np.dot(VIEW[side], [ref.size_m[0], 0])) + abs(np.dot(VIEW[side],
+                                                                          [0, ref.size_m[1]]))
+    goal = np.array(xy(ref)) + VIEW[side] * (extent_ref / 2 + PUSH_BEYOND_M)
+    dish = any(w in obj.query for w in ('plate', 'bowl', 'tray'))
     for _ in range(3):
         here = np.array(xy(obj))
         gap = goal - here
         if np.linalg.norm(gap) < 0.02:
             break
         way = along(gap)
-        start = here - way * (max(obj.size_m) / 2 + 0.03)
-        end = goal - way * (max(obj.size_m) / 2 + 0.005)
+        radius = max(obj.size_m) / 2
+        bottom = obj.position_m[2] - obj.height_m / 2
+        if dish:  # the finger tips just above its floor, the rim ahead of them
+            z = max(FACTS.lowest_descend_z_m, bottom + 0.006 + FACTS.fingertip_beyond_tcp_m)
+            start, end = here, goal + way * (radius - 0.02)
+        else:
+            z = max(FACTS.lowest_descend_z_m, bottom + 0.01 + FACTS.fingertip_beyond_tcp_m)
+            start, end = here - way * (radius + 0.03), goal - way * (radius + 0.005)
         heading = math.atan2(way[0], -way[1])  # the fingers side by side across the push
-        push_along(start, end, z, heading, steps=6)
+        push_along(start, end, z, heading, steps=max(1, math.ceil(np.linalg.norm(end - start) / 0.03)),
+                   spread=dish)
         obj = robo.locate(obj.query)
+        print(f'{obj.query} now at ({obj.position_m[0]:.3f}, {obj.position_m[1]:.3f}); goal '
+              f'({goal[0]:.3f}, {goal[1]:.3f})')
     robo.home(ARM)
     return True
 
