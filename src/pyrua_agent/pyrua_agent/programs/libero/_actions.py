@@ -41,11 +41,14 @@ def toward_arm(obj, axis):
 
 def front_of_cabinet(cab):
     """Return the unit (x, y) direction the cabinet's drawers come out toward."""
-    h = cab.heading_rad
+    h = cab.heading_rad  # the benchmark's cabinets: drawers slide along their own y axis
+    return toward_arm(cab, [-math.sin(h), math.cos(h)])
+
+
+def cabinet_depth(cab, out):
+    """Return the cabinet's box along its drawers' line (deeper than closed: one is out)."""
     w, d = cab.size_m
-    side = np.array([-math.sin(h), math.cos(h)]) if d <= w + 0.12 else \
-        np.array([math.cos(h), math.sin(h)])  # drawers slide along the short side
-    return toward_arm(cab, side)
+    return abs(out[0]) * w + abs(out[1]) * d
 
 
 def level_of(phrase):
@@ -123,7 +126,7 @@ def close_drawer(phrase):
     """Push an open drawer of a cabinet back in (its front face) with the closed gripper."""
     cab = fixture(phrase)
     out = front_of_cabinet(cab)
-    depth = cab.size_m[1] if abs(out[1]) > abs(out[0]) else cab.size_m[0]
+    depth = cabinet_depth(cab, out)
     if depth < CABINET_CLOSED_DEPTH_M + 0.02:
         print(f'{cab.query}: no drawer is out ({depth:.3f} m deep); nothing to close')
         return True
@@ -252,7 +255,7 @@ def target_of(how, phrase):
     if ('drawer' in phrase or 'cabinet' in phrase) and how == 'in' and level:
         cab = fixture(phrase)
         out = front_of_cabinet(cab)
-        depth = cab.size_m[1] if abs(out[1]) > abs(out[0]) else cab.size_m[0]
+        depth = cabinet_depth(cab, out)
         face = np.array(xy(cab)) + out * (depth / 2)
         x, y = face - out * min(0.075, (depth - CABINET_CLOSED_DEPTH_M) / 2 + 0.01)
         floor = cab.top_z_m - cab.height_m + DRAWER_FLOOR_FRACTION[level] * cab.height_m
