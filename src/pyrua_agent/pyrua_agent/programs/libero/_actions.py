@@ -18,11 +18,12 @@ BASE = np.array(FACTS.base_xy(ARM))
 # estimation), measured once from the asset files, never from an episode: a cabinet's
 # drawers slide along its short side, and their handles are horizontal bars at these
 # fractions of the cabinet's height; the stove's knob sits on its long axis, toward its
-# front-panel end, KNOB_FROM_CENTRE_M from the middle.
+# front-panel end, KNOB_FROM_CENTRE_M from the middle, and its burner toward the other end.
 HANDLE_FRACTION = {'top': 0.82, 'middle': 0.49, 'bottom': 0.165}
 CABINET_CLOSED_DEPTH_M = 0.221
 DRAWER_OPEN_M = 0.15            # the benchmark counts a drawer open past 0.14 m
 KNOB_FROM_CENTRE_M = 0.10
+BURNER_FROM_CENTRE_M = 0.06    # the burner: this far from the middle, away from the knob
 KNOB_TURN_RAD = 1.4             # the benchmark counts the stove on past 0.5 rad
 PUSH_BEYOND_M = 0.12         # 'to the front of X': this far past X's edge
 SIDE_GAP_M = 0.10               # 'to the right of X': this far beside X's middle
@@ -101,23 +102,38 @@ def push_along(start, end, z, heading, steps=4, spread=False):
 
 
 def open_drawer(level, phrase):
-    """Pull a cabinet's drawer out by its handle bar (hooked by the back finger)."""
+    """
+    Pull a cabinet's drawer out by its handle bar, hooked by the back finger.
+
+    The hand comes straight down: its back finger must fit in the 2 cm between the bar and
+    the drawer's face. Over a lower drawer the handle of the drawer above stops the hand
+    first; then this reports that the handle was not reached and pulls nothing.
+    """
     cab = fixture(phrase)
     out = front_of_cabinet(cab)
     bottom = cab.top_z_m - cab.height_m
     z = bottom + HANDLE_FRACTION[level] * cab.height_m
-    bar = np.array(xy(cab)) + out * (cab.size_m[1] / 2 - 0.0155)
+    depth = cabinet_depth(cab, out)
+    bar = np.array(xy(cab)) + out * (depth / 2 - 0.0155)
     heading = math.atan2(out[1], out[0])  # the closing line along the pull
     robo.open_gripper(ARM)
     hook = bar + out * 0.025   # the back finger just behind the bar, the front one in front
     move([hook[0], hook[1], z + 0.12], heading)
     move([hook[0], hook[1], z], heading, descend=True)
-    robo.close_gripper(ARM)
-    for k in range(1, 5):
-        p = hook + out * DRAWER_OPEN_M * k / 4
-        move([p[0], p[1], z], heading, descend=True)
+    low = robo.pose(ARM).position_m[2]
+    tips = low - FACTS.fingertip_beyond_tcp_m
+    if tips > z + 0.006:  # the finger tips stopped above the bar: nothing to hook
+        print(f'the {level} drawer handle of {cab.query} (z {z:.3f} m) is not reached: the '
+              f'hand stopped with its finger tips at {tips:.3f} m (something above the handle '
+              'is in the way of a top-down hand); not pulling')
+        move([hook[0], hook[1], z + 0.12], heading)
+        robo.home(ARM)
+        return None
+    for k in range(1, 7):
+        p = hook + out * (DRAWER_OPEN_M + 0.01) * k / 6
+        move([p[0], p[1], low], heading, descend=True)
     robo.open_gripper(ARM)
-    move([p[0] + out[0] * 0.05, p[1] + out[1] * 0.05, z + 0.12], heading)
+    move([p[0], p[1], low + 0.12], heading)
     robo.home(ARM)
     return cab
 
@@ -143,16 +159,20 @@ def close_drawer(phrase):
     return cab
 
 
-def turn_on(phrase):
-    """Turn the stove's knob counter-clockwise: push its bar round with the closed fingers."""
-    stove = resolve('stove' if 'stove' in phrase else phrase)
+def stove_axis(stove):
+    """Return the unit (x, y) of the stove's long axis, pointing from its knob to its burner."""
     w, d = stove.size_m
     h = stove.heading_rad
     axis = np.array([math.cos(h), math.sin(h)]) if w >= d else np.array([-math.sin(h),
                                                                           math.cos(h)])
-    to_arm = toward_arm(stove, axis)
-    knob = np.array(xy(stove)) + to_arm * KNOB_FROM_CENTRE_M
-    u = -to_arm                          # along the knob's bar, toward the stove's middle
+    return -toward_arm(stove, axis)
+
+
+def turn_on(phrase):
+    """Turn the stove's knob counter-clockwise: push its bar round with the closed fingers."""
+    stove = resolve('stove' if 'stove' in phrase else phrase)
+    u = stove_axis(stove)                # along the knob's bar, toward the stove's middle
+    knob = np.array(xy(stove)) - u * KNOB_FROM_CENTRE_M
     n = np.array([-u[1], u[0]])          # counter-clockwise of u
     z = max(stove.top_z_m, FACTS.lowest_descend_z_m)  # the finger tips on the bar's side
     points = []
@@ -223,7 +243,7 @@ class Spot:
 
     def __init__(self, x, y, top_z, query):
         self.position_m, self.top_z_m, self.query = (x, y, top_z), top_z, query
-        self.size_m, self.height_m, self.found = (0.0, 0.0), 0.0, True
+        self.size_m, self.height_m, self.found, self.heading_rad = (0.0, 0.0), 0.0, True, 0.0
 
     def __repr__(self):
         return f'Spot({self.query!r} at ({self.position_m[0]:.3f}, {self.position_m[1]:.3f}), ' \
@@ -262,14 +282,48 @@ def target_of(how, phrase):
         return Spot(x, y, floor, f'{level} drawer of {cab.query}'), True
     if 'drawer' in phrase or 'cabinet' in phrase:
         return fixture(phrase), False
+    if 'stove' in phrase and how == 'on':  # its burner, not the knob's end
+        stove = resolve('stove')
+        x, y = np.array(xy(stove)) + stove_axis(stove) * BURNER_FROM_CENTRE_M
+        spot = Spot(x, y, stove.top_z_m, f'burner of {stove.query}')
+        spot.size_m, spot.heading_rad = stove.size_m, stove.heading_rad
+        return spot, False
     return pick_by_side(phrase), how == 'in'
+
+
+def grasp_top(obj):
+    """Grasp a tall object too wide for the hand (a moka pot) by its top, across."""
+    x, y = xy(obj)
+    w, d = obj.size_m
+    heading = obj.heading_rad + (0.0 if w <= d else math.pi / 2)  # across the narrower side
+    z = obj.top_z_m - 0.02
+    robo.open_gripper(ARM)
+    move([x, y, obj.top_z_m + 0.08], heading)
+    move([x, y, z], heading, descend=True)
+    grip = robo.close_gripper(ARM)
+    print(grip)
+    move([x, y, obj.top_z_m + 0.13])
+    lifted = robo.locate(obj.query)
+    hang = z - (obj.position_m[2] - obj.height_m / 2)
+    if lifted.found and lifted.height_m is not None:
+        hang = robo.pose(ARM).position_m[2] - (lifted.position_m[2] - lifted.height_m / 2)
+    return grip.held, 0.0, hang
+
+
+def grasp_any(obj):
+    """Grasp by the top when the object is tall and wider than the hand, else as _libero does."""
+    containers = ('bowl', 'mug', 'basket', 'plate', 'caddy')
+    if min(obj.size_m) > 0.075 and obj.height_m > max(obj.size_m) and \
+            not any(c in obj.query for c in containers):
+        return grasp_top(obj)
+    return grasp(obj)
 
 
 def put(obj, target, inside):
     """Grasp a located object and put it on/in a target; return whether it was let go there."""
     print(obj, '->', target)
     for _ in range(2):
-        held, dx, hang = grasp(obj)
+        held, dx, hang = grasp_any(obj)
         if held:
             place(obj, target, inside, dx, hang)
             robo.home(ARM)
@@ -301,7 +355,7 @@ def run_step(step):
             if len(objs) > 1:  # share the target: side by side along its longer side
                 w, d = target.size_m
                 h = target.heading_rad + (0.0 if w >= d else math.pi / 2)
-                off = (k - (len(objs) - 1) / 2) * 0.08
+                off = (k - (len(objs) - 1) / 2) * 0.09
                 x, y = xy(target)
                 target = Spot(x + off * math.cos(h), y + off * math.sin(h), target.top_z_m,
                               target.query)
