@@ -296,7 +296,7 @@ def grasp_top(obj):
     x, y = xy(obj)
     w, d = obj.size_m
     heading = obj.heading_rad + (0.0 if w <= d else math.pi / 2)  # across the narrower side
-    z = obj.top_z_m - 0.02
+    z = obj.top_z_m - 0.03  # below the lid's knob: the pot's upper rim
     robo.open_gripper(ARM)
     move([x, y, obj.top_z_m + 0.08], heading)
     move([x, y, z], heading, descend=True)
