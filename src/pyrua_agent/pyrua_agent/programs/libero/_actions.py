@@ -10,8 +10,9 @@ _view = robo.camera_meta('agentview').forward
 _fwd = np.array([_view[0], _view[1]]) / math.hypot(_view[0], _view[1])
 VIEW = {'right of': np.array([_fwd[1], -_fwd[0]]), 'front of': -_fwd, 'behind': _fwd}
 VIEW['left of'] = -VIEW['right of']
-VIEW['front'], VIEW['back'], VIEW['right'], VIEW['left'] = (VIEW['front of'], VIEW['behind'],
-                                                           VIEW['right of'], VIEW['left of'])
+for _word, _side in (('front', 'front of'), ('back', 'behind'), ('right', 'right of'),
+                     ('left', 'left of')):
+    VIEW[_word] = VIEW[_side]
 BASE = np.array(FACTS.base_xy(ARM))
 
 # Prior knowledge of the benchmark's fixture assets (as a CAD model is in model-based pose
@@ -79,8 +80,11 @@ def move(xyz, heading=None, descend=False):
 
 
 def near(result, tolerance=0.02):
-    """Return whether a move ended within tolerance (m): close to the base the controller
-    may stop a few millimetres short and report the move blocked."""
+    """
+    Return whether a move ended within tolerance (m).
+
+    Close to the base the controller may stop a few millimetres short and call it blocked.
+    """
     return result.reached or (result.error_m is not None and result.error_m < tolerance)
 
 
@@ -163,8 +167,10 @@ def stove_axis(stove):
     """Return the unit (x, y) of the stove's long axis, pointing from its knob to its burner."""
     w, d = stove.size_m
     h = stove.heading_rad
-    axis = np.array([math.cos(h), math.sin(h)]) if w >= d else np.array([-math.sin(h),
-                                                                          math.cos(h)])
+    if w >= d:
+        axis = np.array([math.cos(h), math.sin(h)])
+    else:
+        axis = np.array([-math.sin(h), math.cos(h)])
     return -toward_arm(stove, axis)
 
 
@@ -223,8 +229,8 @@ def push(phrase, side, ref_phrase):
             z = max(FACTS.lowest_descend_z_m, bottom + 0.01 + FACTS.fingertip_beyond_tcp_m)
             start, end = here - way * (radius + 0.03), goal - way * (radius + 0.005)
         heading = math.atan2(way[0], -way[1])  # the fingers side by side across the push
-        push_along(start, end, z, heading, steps=max(1, math.ceil(np.linalg.norm(end - start) / 0.03)),
-                   spread=dish)
+        steps = max(1, math.ceil(np.linalg.norm(end - start) / 0.03))  # 3 cm lines
+        push_along(start, end, z, heading, steps=steps, spread=dish)
         obj = robo.locate(obj.query)
         print(f'{obj.query} now at ({obj.position_m[0]:.3f}, {obj.position_m[1]:.3f}); goal '
               f'({goal[0]:.3f}, {goal[1]:.3f})')

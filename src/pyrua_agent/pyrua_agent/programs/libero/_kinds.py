@@ -36,8 +36,8 @@ def _place(part, previous):
     if both and ' and ' not in both.group(1):
         obj, how, target = both.groups()
         return ('place_all', obj, 'in' if how == 'into' else how, _object(target))
-    side = re.fullmatch(r'(?:put|place) (?:the )?(.+?) (?:to the|on the|in) (right|left|front|back)'
-                        r' (?:side )?of (?:the )?(.+)', part)
+    side = re.fullmatch(r'(?:put|place) (?:the )?(.+?) (?:to the|on the|in) '
+                        r'(right|left|front|back) (?:side )?of (?:the )?(.+)', part)
     if side:
         obj, where, target = side.groups()
         return ('place', obj, SIDES[where], _object(target))
@@ -70,7 +70,8 @@ def kinds(text):
     if pick:
         return [('place', *pick.groups())]
     steps, previous = [], None
-    for part in re.split(r' and (?=put |place |close |open |turn |push )', text):
+    # a new clause starts at a verb after 'and' (any verb: an unknown one is refused below)
+    for part in re.split(r' and (?=put |place |close |open |turn |push |(?!the )\w+ the )', text):
         step = None
         if part.startswith('open '):
             step = _open(part)

@@ -1,5 +1,6 @@
-# Reference program for libero_10: the instruction read as steps of known kinds (two-step instructions too; open a
-# drawer, turn on the stove, push, put on/in/on top of/beside), each kind one generic action.
+# Reference program for libero_10: the instruction read as steps of known kinds, two-step
+# instructions too (open/close a drawer, turn on the stove, push, put on/in/on top of/beside),
+# each kind one generic action.
 # Needs --perception oracle or rgbd (objects by the benchmark's names).
 
 # %% [include] _kinds.py
