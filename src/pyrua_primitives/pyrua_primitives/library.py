@@ -186,6 +186,8 @@ class PrimitiveLibrary:
         return read_station_facts(self.station, self.arm_model, self.config.safety)
 
 
+HOST_METHODS = ('note_gripper', 'primitives')
+"""The public methods of ``PrimitiveLibrary`` that are for the host, not ``robo``'s."""
 PRIMITIVES: dict[str, PrimitiveInfo] = declared_primitives(PrimitiveLibrary)
 """The primitive registry: each ``@primitive`` method of ``PrimitiveLibrary``."""
 ACTING: tuple[str, ...] = tuple(sorted(n for n, p in PRIMITIVES.items() if p.acting))

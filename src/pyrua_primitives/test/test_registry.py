@@ -5,7 +5,7 @@ from pathlib import Path
 
 from pyrua_primitives.conversions.actions import ACTIONS
 from pyrua_primitives.conversions.interfaces import message_fields
-from pyrua_primitives.library import ACTING, PrimitiveLibrary, PRIMITIVES
+from pyrua_primitives.library import ACTING, HOST_METHODS, PrimitiveLibrary, PRIMITIVES
 from pyrua_primitives.registry import (
     action_type,
     ACTION_TYPES,
@@ -21,8 +21,9 @@ MSGS = Path(__file__).resolve().parents[2] / 'pyrua_msgs' / 'action'
 
 def test_every_public_library_method_is_a_declared_primitive():
     public = {name for name, _ in inspect.getmembers(PrimitiveLibrary, inspect.isfunction)
-              if not name.startswith('_') and name != 'primitives'}
+              if not name.startswith('_') and name not in HOST_METHODS}
     assert public == set(PRIMITIVES)
+    assert not set(HOST_METHODS) & set(PRIMITIVES)
 
 
 def test_acting_set_and_action_table_come_from_the_declarations():
