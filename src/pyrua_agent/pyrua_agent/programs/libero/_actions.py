@@ -369,8 +369,12 @@ def put(obj, target, inside):
     return False
 
 
-def run_step(step):
-    """Carry out one step that _kinds.kinds read; return whether it went through."""
+def run_step(step, slot=0, of=1):
+    """
+    Carry out one step that _kinds.kinds read; return whether it went through.
+
+    slot / of: this place step is the slot-th of `of` steps that put things in one target.
+    """
     kind = step[0]
     if kind == 'open':
         return open_drawer(step[1], step[2]) is not None
@@ -401,7 +405,20 @@ def run_step(step):
     target, inside = target_of(how, target_phrase)
     if obj is None or target is None:
         return False
+    if of > 1 and not isinstance(target, Spot):  # several into one: side by side in it
+        target = beside_in(target, slot, of)
     return put(obj, target, inside)
+
+
+def beside_in(target, slot, of):
+    """Return the Spot for the slot-th of several objects put into (onto) one target."""
+    w, d = target.size_m
+    h = target.heading_rad + (0.0 if w >= d else math.pi / 2)
+    off = (slot - (of - 1) / 2) * min(0.07, max(w, d) / of - 0.01)
+    x, y = xy(target)
+    spot = Spot(x + off * math.cos(h), y + off * math.sin(h), target.top_z_m, target.query)
+    spot.size_m, spot.heading_rad = target.size_m, target.heading_rad
+    return spot
 
 
 def solve_steps(text):
@@ -411,4 +428,10 @@ def solve_steps(text):
         print(f'instruction kind not handled by this program: {text!r}')
         return 0
     print(plan)
-    return sum(bool(run_step(step)) for step in plan)
+    shared = [step[2:] if step[0] == 'place' and step[2] == 'in' else None for step in plan]
+    done = 0
+    for k, step in enumerate(plan):
+        slot = shared[:k].count(shared[k]) if shared[k] else 0
+        of = shared.count(shared[k]) if shared[k] else 1
+        done += bool(run_step(step, slot, of))
+    return done
