@@ -139,7 +139,11 @@ def open_drawer(level, phrase):
     robo.open_gripper(ARM)
     move([p[0], p[1], low + 0.12], heading)
     robo.home(ARM)
-    return cab
+    after = fixture(phrase)
+    pulled = cabinet_depth(after, out) - depth
+    print(f'{cab.query}: the box is {pulled * 100:.1f} cm deeper after the pull (the '
+          f'{level} drawer out needs {DRAWER_OPEN_M * 100:.0f} cm)')
+    return after if pulled > DRAWER_OPEN_M - 0.02 else None
 
 
 def close_drawer(phrase):
@@ -327,9 +331,11 @@ def grasp_any(obj):
 
 def set_down_centred(obj, target, hang):
     """
-    Set the held object down with its middle on the target's middle (the benchmark's 'on'
-    wants the two within 3 cm): once above the target the object is located in the hand,
-    and the hand moved by the object's offset, so that the object, not the hand, is centred.
+    Set the held object down with its middle on the target's middle.
+
+    The benchmark's 'on' wants the two within 3 cm: once above the target the object is
+    located in the hand, and the hand moved by the object's offset, so that the object, not
+    the hand, is centred.
     """
     tx, ty = xy(target)
     z = target.top_z_m + hang + 0.01
@@ -351,6 +357,17 @@ def set_down_centred(obj, target, hang):
     move([tcp[0], tcp[1], z + 0.1])
 
 
+def retreat():
+    """
+    Go home from where an object was let go: up, the wrist turned back square, then home.
+
+    A half-turned wrist sent straight home can stall the controller and sweep the table.
+    """
+    tcp = robo.pose(ARM).position_m
+    move([tcp[0], tcp[1], tcp[2] + 0.08], 0.0)
+    robo.home(ARM)
+
+
 def put(obj, target, inside):
     """Grasp a located object and put it on/in a target; return whether it was let go there."""
     print(obj, '->', target)
@@ -358,14 +375,14 @@ def put(obj, target, inside):
         held, dx, hang = grasp_any(obj)
         if held and not inside and not isinstance(target, Spot):
             set_down_centred(obj, target, hang)
-            robo.home(ARM)
+            retreat()
             return True
         if held:
             place(obj, target, inside, dx, hang)
-            robo.home(ARM)
+            retreat()
             return True
         obj = robo.locate(obj.query)
-    robo.home(ARM)
+    retreat()
     return False
 
 
@@ -433,5 +450,9 @@ def solve_steps(text):
     for k, step in enumerate(plan):
         slot = shared[:k].count(shared[k]) if shared[k] else 0
         of = shared.count(shared[k]) if shared[k] else 1
-        done += bool(run_step(step, slot, of))
+        ok = bool(run_step(step, slot, of))
+        done += ok
+        if not ok and step[0] == 'open':
+            print(f'stopping: {step} did not go through, and the steps after it need it')
+            break
     return done
