@@ -6,6 +6,7 @@
 # %% [include] _kinds.py
 # %% [include] _libero.py
 # %% [include] _actions.py
+# %% [include] _steps.py
 
 # %% Solve the instruction
 print(instruction)
