@@ -8,29 +8,10 @@ wait set. A node attribute that shadows one of rclpy's lists therefore kills the
 thread (agent_node) or silences rclpy's parameter services (sim_node), as on real Jazzy.
 """
 
-import importlib.util
-from pathlib import Path
-import sys
 import threading
 import time
 
 import pytest
-
-_SPEC = importlib.util.spec_from_file_location('rclpy_double',
-                                               Path(__file__).with_name('rclpy_double.py'))
-# One double for every test file (each ``install`` sets its globals): reuse a loaded one.
-rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
-if 'rclpy_double' not in sys.modules:
-    sys.modules['rclpy_double'] = rclpy_double
-    _SPEC.loader.exec_module(rclpy_double)
-
-
-@pytest.fixture
-def ros(monkeypatch, typestore):
-    rclpy_double.install(monkeypatch, typestore)
-    yield rclpy_double
-    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
-        del sys.modules[name]
 
 
 def _spin(executor):

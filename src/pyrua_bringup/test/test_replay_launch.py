@@ -1,9 +1,7 @@
 """replay.launch.py plays the bag paused and the agent node resumes it once it subscribes."""
 
 import ast
-import importlib.util
 from pathlib import Path
-import sys
 import threading
 import time
 
@@ -11,12 +9,6 @@ import pytest
 import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location('rclpy_double',
-                                               Path(__file__).with_name('rclpy_double.py'))
-rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
-if 'rclpy_double' not in sys.modules:
-    sys.modules['rclpy_double'] = rclpy_double
-    _SPEC.loader.exec_module(rclpy_double)
 
 
 def test_the_bag_starts_paused_and_the_replay_config_resumes_it():
@@ -36,14 +28,6 @@ def test_the_bag_starts_paused_and_the_replay_config_resumes_it():
     assert agent['player_resume_service'] == '/rosbag2_player/resume'
     assert agent['player_subscribers'] == 1 and agent['evaluator'] is False
     assert config['primitives_node']['ros__parameters']['station']['frame_queue'] is True
-
-
-@pytest.fixture
-def ros(monkeypatch, typestore):
-    rclpy_double.install(monkeypatch, typestore)
-    yield rclpy_double
-    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
-        del sys.modules[name]
 
 
 def test_the_player_is_resumed_only_after_every_camera_has_its_subscribers(ros):

@@ -11,21 +11,13 @@ the recording and the rest runs on the played frames and joint states. Every cel
 what it printed when recorded. A changed ``move_to`` argument is a divergence in its cell.
 """
 
-import importlib.util
 from pathlib import Path
-import sys
 import threading
 
 import pytest
 import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location('rclpy_double',
-                                               Path(__file__).with_name('rclpy_double.py'))
-rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
-if 'rclpy_double' not in sys.modules:
-    sys.modules['rclpy_double'] = rclpy_double
-    _SPEC.loader.exec_module(rclpy_double)
 
 CELLS = """# %% look
 block = robo.locate('blue block', cameras=['head'])
@@ -60,14 +52,6 @@ def _launch_sections(path):
     namespace = {'yaml': yaml}
     exec(compile(ast.Module(body=keep, type_ignores=[]), str(launch), 'exec'), namespace)
     return namespace['_sections'](str(path))
-
-
-@pytest.fixture
-def ros(monkeypatch, typestore):
-    rclpy_double.install(monkeypatch, typestore)
-    yield rclpy_double
-    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
-        del sys.modules[name]
 
 
 def _pyrua_run(root, program):

@@ -16,20 +16,12 @@ cells that move through the agent node as ``replay.launch.py`` runs it.
 """
 
 import functools
-import importlib.util
 from pathlib import Path
-import sys
 import threading
 import time
 
 import pytest
 
-_SPEC = importlib.util.spec_from_file_location('rclpy_double',
-                                               Path(__file__).with_name('rclpy_double.py'))
-rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
-if 'rclpy_double' not in sys.modules:
-    sys.modules['rclpy_double'] = rclpy_double
-    _SPEC.loader.exec_module(rclpy_double)
 
 CELLS = """# %%
 block = robo.locate('blue block')
@@ -59,14 +51,6 @@ def _play(bag, publisher_node, typestore):
                     None, connection.topic, 10)
             publishers[connection.topic].publish(reader.deserialize(raw, connection.msgtype))
     return sorted(publishers)
-
-
-@pytest.fixture
-def ros(monkeypatch, typestore):
-    rclpy_double.install(monkeypatch, typestore)
-    yield rclpy_double
-    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
-        del sys.modules[name]
 
 
 def _record_with_pyrua_run(ros, script, tmp_path):

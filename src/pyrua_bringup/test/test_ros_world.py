@@ -8,31 +8,13 @@ own and runs the twin's reference program through the primitives node's actions.
 rclpy, tf2_ros and cv_bridge are doubles (``rclpy_double``).
 """
 
-import importlib.util
 from pathlib import Path
-import sys
 import threading
 
 import pytest
 import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location('rclpy_double',
-                                               Path(__file__).with_name('rclpy_double.py'))
-rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
-if 'rclpy_double' not in sys.modules:
-    sys.modules['rclpy_double'] = rclpy_double
-    _SPEC.loader.exec_module(rclpy_double)
-
-
-@pytest.fixture
-def ros(monkeypatch, typestore):
-    # the double whose module name resolves (another test file may have loaded its own)
-    double = sys.modules['rclpy_double']
-    double.install(monkeypatch, typestore)
-    yield double
-    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
-        del sys.modules[name]
 
 
 @pytest.fixture

@@ -12,21 +12,13 @@ doubles (``rclpy_double``: rclpy's own node state and wait-set semantics).
 """
 
 import ast
-import importlib.util
 from pathlib import Path
-import sys
 import threading
 
 import pytest
 import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location('rclpy_double',
-                                               Path(__file__).with_name('rclpy_double.py'))
-rclpy_double = sys.modules.get('rclpy_double') or importlib.util.module_from_spec(_SPEC)
-if 'rclpy_double' not in sys.modules:
-    sys.modules['rclpy_double'] = rclpy_double
-    _SPEC.loader.exec_module(rclpy_double)
 
 
 def _launch_sections(path):
@@ -37,14 +29,6 @@ def _launch_sections(path):
     namespace = {'yaml': yaml}
     exec(compile(ast.Module(body=keep, type_ignores=[]), str(launch), 'exec'), namespace)
     return namespace['_sections'](str(path))
-
-
-@pytest.fixture
-def ros(monkeypatch, typestore):
-    rclpy_double.install(monkeypatch, typestore)
-    yield rclpy_double
-    for name in [n for n in sys.modules if '.ros.' in n and n.startswith('pyrua_')]:
-        del sys.modules[name]
 
 
 @pytest.mark.slow
