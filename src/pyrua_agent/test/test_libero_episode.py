@@ -2,7 +2,8 @@
 A LIBERO episode the way a user runs it, judged by the benchmark's own success check.
 
 ``pyrua run --task libero_spatial/0 --perception oracle`` with the bundled program, recorded;
-and ``--perception rgbd`` (not privileged) on libero_object/0.
+``--perception rgbd`` (not privileged) on libero_object/0; and a fixture task, libero_goal/7
+("turn on the stove"), solved by the libero_goal program's knob action.
 
 Needs the LIBERO extra (CI runs it in ``.venv-libero``); skipped elsewhere.
 """
@@ -56,3 +57,14 @@ def test_the_programs_refuse_to_guess_without_the_oracle(tmp_path, capsys):
     assert status == 0
     printed = capsys.readouterr().out
     assert 'success: False' in printed and 'objects' in printed
+
+
+def test_turn_on_the_stove_is_solved_by_the_knob_action(tmp_path, capsys):
+    out = tmp_path / 'episode.json'
+    status = main(['run', '--task', 'libero_goal/7', '--layout', '0', '--perception', 'oracle',
+                   '--json', str(out), '--record', str(tmp_path / 'runs')])
+    assert status == 0
+    record = json.loads(out.read_text())
+    assert record['success'] is True and record['perception'] == 'oracle'
+    printed = capsys.readouterr().out
+    assert "[('turn_on', 'stove')]" in printed  # the instruction read as a turn-on step
