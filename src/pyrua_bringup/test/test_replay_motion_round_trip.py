@@ -14,8 +14,8 @@ what it printed when recorded. A changed ``move_to`` argument is a divergence in
 from pathlib import Path
 import threading
 
+from launch_sections import launch_sections
 import pytest
-import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
 
@@ -39,19 +39,6 @@ robo.show('head')
 print(robo.locate('blue block', cameras=['head']))
 """
 PLAYED = ('/joint_states', '/clock', '/tf', '/tf_static')
-
-
-def _launch_sections(path):
-    """Return the node sections as ``pyrua.launch.py``'s own ``_sections`` reads them."""
-    import ast
-
-    launch = BRINGUP / 'launch' / 'pyrua.launch.py'
-    tree = ast.parse(launch.read_text())
-    keep = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == '_sections'
-            or isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == 'NODES']
-    namespace = {'yaml': yaml}
-    exec(compile(ast.Module(body=keep, type_ignores=[]), str(launch), 'exec'), namespace)
-    return namespace['_sections'](str(path))
 
 
 def _pyrua_run(root, program):
@@ -87,7 +74,7 @@ def _record_with_sim_launch(ros, monkeypatch, tmp_path, program):
     """Run sim_node, primitives_node and agent_node as ``sim.launch.py`` starts them."""
     from pyrua_primitives.ros.parameters import flatten
 
-    for node, section in _launch_sections(BRINGUP / 'config' / 'sim.yaml').items():
+    for node, section in launch_sections(BRINGUP / 'config' / 'sim.yaml').items():
         ros.OVERRIDES[node] = flatten(section)
     ros.OVERRIDES['agent_node'].update({'planner': 'script',
                                         'record_dir': str(tmp_path / 'node')})
@@ -148,7 +135,7 @@ def _replay(ros, monkeypatch, typestore, run, source, tmp_path):
     """Run the agent node as ``replay.launch.py bag:=<run>/bag transcript:=<source>`` does."""
     from pyrua_primitives.ros.parameters import flatten
 
-    for node, section in _launch_sections(BRINGUP / 'config' / 'replay.yaml').items():
+    for node, section in launch_sections(BRINGUP / 'config' / 'replay.yaml').items():
         ros.OVERRIDES[node] = flatten(section)
     ros.OVERRIDES['agent_node'].update({'source': str(source), 'replay_bag': str(run / 'bag'),
                                         'record_dir': str(tmp_path / 'replayed')})

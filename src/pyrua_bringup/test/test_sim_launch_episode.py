@@ -11,24 +11,13 @@ transport and the sim node's services as evaluator. Only rclpy, tf2_ros and cv_b
 doubles (``rclpy_double``: rclpy's own node state and wait-set semantics).
 """
 
-import ast
 from pathlib import Path
 import threading
 
+from launch_sections import launch_sections
 import pytest
-import yaml
 
 BRINGUP = Path(__file__).resolve().parents[1]
-
-
-def _launch_sections(path):
-    launch = BRINGUP / 'launch' / 'pyrua.launch.py'
-    tree = ast.parse(launch.read_text())
-    keep = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == '_sections'
-            or isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == 'NODES']
-    namespace = {'yaml': yaml}
-    exec(compile(ast.Module(body=keep, type_ignores=[]), str(launch), 'exec'), namespace)
-    return namespace['_sections'](str(path))
 
 
 @pytest.mark.slow
@@ -36,7 +25,7 @@ def test_sim_launch_runs_the_bundled_program_to_success(ros, tmp_path, monkeypat
     from pyrua_agent.recording import read_bag
     from pyrua_primitives.ros.parameters import flatten
 
-    sections = _launch_sections(BRINGUP / 'config' / 'sim.yaml')
+    sections = launch_sections(BRINGUP / 'config' / 'sim.yaml')
     for node, section in sections.items():
         ros.OVERRIDES[node] = flatten(section)
     ros.OVERRIDES['agent_node'].update({'planner': 'script', 'record_dir': str(tmp_path)})
