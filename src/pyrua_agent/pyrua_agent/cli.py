@@ -110,6 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--cell-timeout', type=float, default=None, help='per-cell limit, s')
     run.add_argument('--no-guard', action='store_true',
                      help='do not stop cells once the task has succeeded')
+    run.add_argument('--no-progress', action='store_true',
+                     help="no live line while a local model reads the prompt and writes "
+                          "(shown on a terminal only; never recorded)")
+    run.add_argument('--call-form', default=None, choices=('tool', 'fence'),
+                     help="how the code interface's model writes a cell: tool (a JSON "
+                          "python(code) call) or fence (a ```python block); default: tool "
+                          "for hosted endpoints, fence for --model local")
     run.add_argument('--record', type=Path, default=Path('runs'),
                      help='folder for the episode recording: one sub-folder per episode with '
                           'a rosbag2 (MCAP) bag and transcript.jsonl (default: runs/)')
@@ -221,7 +228,8 @@ def spec_from_args(args: argparse.Namespace):
         if getattr(args, flag) is not None:
             budget_args[name] = getattr(args, flag)
     endpoint = {'base_url': args.base_url, 'model': args.model,
-                'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env}
+                'reasoning_effort': args.reasoning_effort, 'api_key_env': args.api_key_env,
+                'call_form': getattr(args, 'call_form', None)}
     from pyrua_primitives.library import LibraryConfig
 
     llm = needs_endpoint(args.planner)
@@ -282,7 +290,8 @@ def _run(args: argparse.Namespace) -> int:
     result = run_episode_spec(
         spec, observers=observers, on_cell=on_cell,
         on_begin=lambda world: print(f'instruction: {world.card.instruction}'),
-        on_call=lambda ledger: print(f'[llm] {ledger.progress()}', flush=True))
+        on_call=lambda ledger: print(f'[llm] {ledger.progress()}', flush=True),
+        progress=not args.no_progress)
     if args.images is not None:
         _write_images(args.images, shown)
     score = 'n/a' if result.score is None else f'{result.score:.2f}'

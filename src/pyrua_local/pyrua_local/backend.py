@@ -16,7 +16,7 @@ both serve.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -26,12 +26,22 @@ import uuid
 
 from .errors import MissingRuntime
 from .models import LocalModel
+from .prefix_cache import (
+    DEFAULT_CAPACITY_BYTES,
+    MIN_PREFIX_TOKENS,
+    model_identity,
+    prefix_cache_dir,
+    PrefixCache,
+)
+from .progress import CallProgress
 from .template import TemplateError, TOOL_CALL_PREFILL
 from .tokenizer import ModelTokenizer
 from .tool_text import parse_text_tool_calls
 
 TOOL_CALL_MODES = ('native', 'text')
 DEFAULT_MAX_TOKENS = 1024
+PREFILL_CHUNK_TOKENS = 128
+"""The prompt is read in chunks of this many tokens, so progress can be shown between them."""
 
 
 class RequestError(ValueError):
@@ -56,6 +66,9 @@ class BackendConfig:
     :param seed: sampling seed.
     :param tool_calls: ``'native'`` parses tool calls into ``tool_calls``; ``'text'`` leaves
         them in ``content``.
+    :param prefix_cache_bytes: cap of the on-disk prefix states (``prefix_cache.py``): the
+        state after the system prompt and tools is kept and loaded by later requests and
+        processes instead of reading them again. 0 turns it off.
     """
 
     context_tokens: int | None = None
@@ -64,6 +77,7 @@ class BackendConfig:
     repeat_penalty: float = 1.05
     seed: int = 0
     tool_calls: str = 'native'
+    prefix_cache_bytes: int = DEFAULT_CAPACITY_BYTES
 
     def __post_init__(self) -> None:
         if self.tool_calls not in TOOL_CALL_MODES:
@@ -72,6 +86,8 @@ class BackendConfig:
             raise ValueError(f'threads {self.threads} vs >= 1')
         if self.context_tokens is not None and self.context_tokens < 512:
             raise ValueError(f'context_tokens {self.context_tokens} vs >= 512')
+        if self.prefix_cache_bytes < 0:
+            raise ValueError(f'prefix_cache_bytes {self.prefix_cache_bytes} vs >= 0 (0: off)')
 
 
 def import_llama_cpp() -> Any:
@@ -106,10 +122,11 @@ class LlamaBackend:
     :param model: the catalogue entry.
     :param path: its verified GGUF file (``ensure_gguf``).
     :param config: how to run it.
+    :param prefix_folder: where prefix states go (``prefix_cache_dir() / model`` by default).
     """
 
     def __init__(self, model: LocalModel, path: Path, config: BackendConfig | None = None,
-                 ) -> None:
+                 *, prefix_folder: Path | None = None) -> None:
         llama_cpp = import_llama_cpp()
         self._stopping = llama_cpp.StoppingCriteriaList
         self.model = model
@@ -124,6 +141,13 @@ class LlamaBackend:
         self.threads = threads
         self.runtime = f'llama-cpp-python {llama_cpp.__version__}'
         self.tokenizer = ModelTokenizer(model, llm=self.llm)
+        self.prefix_cache = None
+        if self.config.prefix_cache_bytes:
+            self.prefix_cache = PrefixCache(
+                llama_cpp, model_identity(model, path), self.tokenizer.template.source,
+                prefix_folder or prefix_cache_dir() / model.name,
+                capacity_bytes=self.config.prefix_cache_bytes)
+        self.progress = CallProgress()
         self.requests = 0
         self.cancelled = 0
 
@@ -136,7 +160,14 @@ class LlamaBackend:
         return self.tokenizer.tokenize(text)
 
     def render(self, body: Mapping[str, Any]) -> tuple[str, str | None]:
-        """Return the prompt text of a request and the forced reply start (or ``None``)."""
+        """
+        Return the prompt text of a request and the forced reply start (or ``None``).
+
+        A forced tool call (``tool_choice`` required or named) starts the reply with the
+        tool-call wrapper. ``continue_final_message`` (vLLM's extension) continues the last
+        message, an assistant's partial reply such as a ```` ```python ```` fence opening:
+        the reply is the continuation only, as vLLM returns it.
+        """
         messages = body.get('messages')
         if not isinstance(messages, list) or not messages:
             raise RequestError(f'messages {type(messages).__name__} vs a non-empty list')
@@ -149,10 +180,40 @@ class LlamaBackend:
             force = str(choice.get('function', {}).get('name', ''))
         if choice == 'none':
             tools = []
+        prefill = None
+        if body.get('continue_final_message'):
+            last = messages[-1]
+            if not isinstance(last, Mapping) or last.get('role') != 'assistant':
+                raise RequestError('continue_final_message vs a last message that is not '
+                                   "the assistant's partial reply; end with one, or drop it")
+            if force is not None:
+                raise RequestError('continue_final_message and a forced tool call vs one '
+                                   'reply start; send one of them')
+            prefill = str(last.get('content') or '')
+            messages = messages[:-1]
         try:
-            return self.tokenizer.render(messages, tools, force_tool=force), force
+            prompt = self.tokenizer.render(messages, tools, force_tool=force)
         except TemplateError as exc:
             raise RequestError(str(exc)) from exc
+        return (prompt, force) if prefill is None else (prompt + prefill, None)
+
+    def stable_prefix(self, body: Mapping[str, Any], tokens: Sequence[int]) -> int:
+        """
+        Return how many leading ``tokens`` are the system prompt and tools alone.
+
+        That part is the same in every episode of an interface on a station: it is what the
+        prefix cache keeps. 0 when the request has no system message.
+        """
+        messages = body.get('messages') or []
+        if not messages or messages[0].get('role') not in ('system', 'developer'):
+            return 0
+        tools = [] if body.get('tool_choice') == 'none' else body.get('tools') or []
+        try:
+            head = self.tokenizer.template.render(messages[:1], tools,
+                                                  add_generation_prompt=False)
+        except TemplateError:
+            return 0
+        return _common_prefix(self.tokenize(head), list(tokens))
 
     def complete(self, body: Mapping[str, Any],
                  cancelled: Callable[[], bool] = lambda: False) -> dict[str, Any]:
@@ -177,15 +238,20 @@ class LlamaBackend:
         max_tokens = min(int(max_tokens or DEFAULT_MAX_TOKENS), room)
         temperature = body.get('temperature')
         temperature = self.config.temperature if temperature is None else float(temperature)
-        previous = getattr(self.llm, '_input_ids', ())
-        cached = min(_common_prefix(previous, tokens), max(0, len(tokens) - 1))
         started = time.monotonic()
-        out = self.llm.create_completion(
-            prompt=tokens, max_tokens=max_tokens, temperature=temperature,
-            top_p=float(body.get('top_p', 1.0 if temperature == 0 else 0.95)),
-            repeat_penalty=self.config.repeat_penalty, stop=body.get('stop') or None,
-            seed=body.get('seed', self.config.seed), stream=False,
-            stopping_criteria=self._stopping([lambda _ids, _logits: cancelled()]))
+        self.progress.start(len(tokens), max_tokens)
+        try:
+            cached, restored = self._read_prompt(body, tokens, cancelled)
+            stopping = self._stopping([self.progress.generated_one,
+                                       lambda _ids, _logits: cancelled()])
+            out = self._hung_up_reply(tokens) if cancelled() else self.llm.create_completion(
+                prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+                top_p=float(body.get('top_p', 1.0 if temperature == 0 else 0.95)),
+                repeat_penalty=self.config.repeat_penalty, stop=body.get('stop') or None,
+                seed=body.get('seed', self.config.seed), stream=False,
+                stopping_criteria=stopping)
+        finally:
+            self.progress.finish()
         elapsed = time.monotonic() - started
         self.requests += 1
         if cancelled():
@@ -207,8 +273,52 @@ class LlamaBackend:
                       'completion_tokens': usage['completion_tokens'],
                       'total_tokens': usage['total_tokens'],
                       'prompt_tokens_details': {'cached_tokens': cached}},
-            'timings': {'seconds': round(elapsed, 3), 'cached_tokens': cached},
+            'timings': {'seconds': round(elapsed, 3), 'cached_tokens': cached,
+                        'prefix_restored_tokens': restored},
         }
+
+    @staticmethod
+    def _hung_up_reply(tokens: list[int]) -> dict[str, Any]:
+        """The empty answer to a client that hung up while its prompt was read."""
+        return {'choices': [{'text': '', 'finish_reason': 'stop'}],
+                'usage': {'prompt_tokens': len(tokens), 'completion_tokens': 0,
+                          'total_tokens': len(tokens)}}
+
+    def _read_prompt(self, body: Mapping[str, Any], tokens: list[int],
+                     cancelled: Callable[[], bool]) -> tuple[int, int]:
+        """
+        Evaluate all of ``tokens`` but the last (the completion samples after it).
+
+        What the model already holds from the previous request is kept; else the state
+        after the system prompt and tools comes from the prefix cache, or is written there
+        once read. Returns (tokens not evaluated now, tokens restored from the cache).
+        """
+        llm = self.llm
+        cached = min(_common_prefix(llm._input_ids, tokens), max(0, len(tokens) - 1))
+        restored = 0
+        save_at = None
+        if self.prefix_cache is not None:
+            prefix = min(self.stable_prefix(body, tokens), len(tokens) - 1)
+            if prefix >= MIN_PREFIX_TOKENS and cached < prefix:
+                hit = self.prefix_cache.load(llm, tokens[:prefix])
+                if hit.tokens:
+                    cached = restored = hit.tokens
+                else:
+                    save_at = prefix
+        llm.n_tokens = cached
+        self.progress.read(cached)
+        position = cached
+        end = len(tokens) - 1
+        while position < end and not cancelled():
+            stop = min(end, position + PREFILL_CHUNK_TOKENS)
+            if save_at is not None and position < save_at <= stop:
+                stop = save_at
+            llm.eval(tokens[position:stop])
+            position = stop
+            self.progress.read(position)
+            if position == save_at:
+                self.prefix_cache.save(llm, tokens[:save_at])
+        return cached, restored
 
     def _message(self, text: str, body: Mapping[str, Any],
                  finish: str) -> tuple[dict[str, Any], str]:

@@ -22,6 +22,7 @@ import sys
 from .backend import BackendConfig, TOOL_CALL_MODES
 from .errors import LocalModelError
 from .models import DEFAULT_MODEL, ensure_gguf, MODELS, resolve_model
+from .prefix_cache import DEFAULT_CAPACITY_BYTES
 
 EXAMPLES = __doc__.split('Examples::', 1)[1]
 
@@ -47,6 +48,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--repeat-penalty', type=float, default=1.05,
                         help="llama.cpp repetition penalty (default 1.05, Qwen2.5-Coder's own)")
     parser.add_argument('--seed', type=int, default=0, help='sampling seed (default 0)')
+    parser.add_argument('--prefix-cache-mb', type=int, default=DEFAULT_CAPACITY_BYTES >> 20,
+                        help='MiB of system-prompt states kept on disk for later requests and '
+                             'runs (default %(default)s; 0: off); folder: $PYRUA_PREFIX_CACHE, '
+                             'else prefix/ beside the model cache')
     parser.add_argument('--die-with-parent', action='store_true',
                         help='exit when the process that started this one dies (Linux; what '
                              'LocalServer asks for, so a killed run leaves no server behind)')
@@ -67,14 +72,16 @@ def serve(args: argparse.Namespace) -> int:
     config = BackendConfig(context_tokens=args.context, threads=args.threads,
                            temperature=args.temperature, seed=args.seed,
                            repeat_penalty=args.repeat_penalty,
-                           tool_calls=args.tool_calls)
+                           tool_calls=args.tool_calls,
+                           prefix_cache_bytes=max(0, args.prefix_cache_mb) << 20)
     backend = LlamaBackend(model, path, config)
     server = ModelHTTPServer(backend, args.host, args.port)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     ready = {'base_url': server.base_url, 'model': model.name, 'runtime': backend.runtime,
              'load_s': round(backend.load_s, 2), 'threads': backend.threads,
              'context_tokens': backend.context_tokens, 'tool_calls': config.tool_calls,
-             'gguf': str(path)}
+             'gguf': str(path),
+             'prefix_cache': str(backend.prefix_cache.folder) if backend.prefix_cache else None}
     print(READY_PREFIX + json.dumps(ready), flush=True)
     print(f'serving {model.title} ({model.quantisation}) at {server.base_url} with '
           f'{backend.runtime}, {backend.threads} threads; Ctrl-C stops', file=sys.stderr,

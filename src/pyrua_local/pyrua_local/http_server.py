@@ -1,7 +1,9 @@
 """
 The OpenAI-compatible HTTP face of a backend, on 127.0.0.1 by default.
 
-Routes: ``GET /v1/models``, ``GET /health``, ``POST /v1/chat/completions``, ``POST /tokenize``
+Routes: ``GET /v1/models``, ``GET /health``, ``GET /progress`` (the request being computed:
+prompt tokens read of all, tokens generated, tokens/s; ``{"busy": false}`` between requests;
+answered at once, never behind the compute lock), ``POST /v1/chat/completions``, ``POST /tokenize``
 (``{"content": text}`` -> ``{"tokens": [...]}``, as llama.cpp's server) and ``POST /render``
 (``{"messages", "tools"}`` -> ``{"prompt", "tokens"}``: the exact text the model reads).
 
@@ -90,6 +92,10 @@ class _Handler(JsonHandler):
                 {'id': backend.model.name, 'object': 'model', 'owned_by': 'pyrua_local',
                  'runtime': backend.runtime, 'quantisation': backend.model.quantisation,
                  'takes_images': backend.model.takes_images}]})
+        elif self.path.rstrip('/') == '/progress':
+            progress = getattr(backend, 'progress', None)
+            self.send_json(200, progress.snapshot() if progress is not None
+                           else {'busy': False, 'requests': None})
         elif self.path.rstrip('/') == '/health':
             self.send_json(200, {'status': 'ok', 'model': backend.model.name,
                                  'requests': getattr(backend, 'requests', None),

@@ -65,6 +65,7 @@ class ChatTemplate:
         env.filters['tojson'] = _tojson
         env.globals['raise_exception'] = _raise
         self._template = env.from_string(source)
+        self.source = source
         self.model_name = model_name
         self.takes_images = takes_images
         self.knows_tools = 'tools' in source
@@ -75,7 +76,7 @@ class ChatTemplate:
 
     def render(self, messages: Sequence[Mapping[str, Any]],
                tools: Sequence[Mapping[str, Any]] | None = None, *,
-               force_tool: str | None = None) -> str:
+               force_tool: str | None = None, add_generation_prompt: bool = True) -> str:
         """
         Return the prompt text for a chat request, ending where the assistant's reply starts.
 
@@ -83,6 +84,8 @@ class ChatTemplate:
         :param tools: OpenAI function tools (their ``function`` objects are rendered).
         :param force_tool: ``''`` to force some tool call, a name to force that tool, ``None``
             to let the model choose; the forced start is appended after the generation prompt.
+        :param add_generation_prompt: False renders the messages alone (no reply start), e.g.
+            to find where the system prompt ends.
         :raises TemplateError: for a message the model cannot take.
         """
         plain = [self._message(m) for m in messages]
@@ -92,7 +95,7 @@ class ChatTemplate:
             functions = []
         try:
             text = self._template.render(messages=plain, tools=functions or None,
-                                         add_generation_prompt=True)
+                                         add_generation_prompt=add_generation_prompt)
         except jinja2.TemplateError as exc:
             raise TemplateError(f'chat template of {self.model_name!r} failed: {exc}') from exc
         if force_tool is not None:

@@ -1,4 +1,4 @@
-"""
+r"""
 Tool calls written as text: what open models emit when a server does not parse them.
 
 Three forms are recognised, in this order:
@@ -13,8 +13,17 @@ Three forms are recognised, in this order:
 
 The arguments come back as a JSON string, as an OpenAI server would send them, so the
 planners check every call the same way whatever form it came in. JSON inside a call is read
-leniently (raw newlines in strings, as small models write code) but never guessed at: what
-does not decode is returned as it was written and the planner answers it as malformed.
+leniently (raw newlines in strings, as small models write code), and four slips that small
+models really make are mended, each named in the call's ``repairs``:
+
+- ``wrapped``: the arguments wrapped twice, ``{"name": "python", "arguments": {"name":
+  "python", "arguments": {...}}}`` (the inner object repeats the tool's name);
+- ``brace``: the one closing brace missing at the end of the call;
+- ``triple_quotes``: a Python triple-quoted string as a value (``"code": '''...'''``, single or double quotes);
+- ``language_line``: a fenced block whose first line repeats its language (``python``).
+
+Nothing else is guessed: what does not decode after those is returned as it was written,
+and the planner answers it as malformed.
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ import re
 PYTHON_TOOL = 'python'
 _HERMES = re.compile(r'<tool_call>\s*(.*?)\s*(?:</tool_call>|$)', re.DOTALL)
 _FENCE = re.compile(r'```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|$)', re.DOTALL)
+_TRIPLE_QUOTED = re.compile(r'(:\s*)("""|\'\'\')(.*?)\2', re.DOTALL)
+PYTHON_LANGUAGES = ('python', 'py', 'python3')
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +47,12 @@ class TextToolCall:
     name: str
     arguments: str
     form: str
+    repairs: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
-        return f'TextToolCall({self.name!r}, {len(self.arguments)} chars, form={self.form})'
+        mended = f', repairs={",".join(self.repairs)}' if self.repairs else ''
+        return (f'TextToolCall({self.name!r}, {len(self.arguments)} chars, '
+                f'form={self.form}{mended})')
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +73,63 @@ def _loads(raw: str) -> object:
         return None
 
 
-def _call_from_object(obj: object, form: str) -> TextToolCall | None:
+def loads_mended(raw: str) -> tuple[object, tuple[str, ...]]:
+    """
+    Decode a JSON object as a small model wrote it: as is, else with the named repairs.
+
+    :returns: the decoded value (None when it does not decode) and the repairs it needed
+        (``triple_quotes``, ``brace``).
+    """
+    value = _loads(raw)
+    if value is not None:
+        return value, ()
+    repairs: list[str] = []
+    text = raw
+    if _TRIPLE_QUOTED.search(text):
+        text = _TRIPLE_QUOTED.sub(lambda m: m.group(1) + json.dumps(m.group(3)), text)
+        repairs.append('triple_quotes')
+        value = _loads(text)
+    if value is None and text.rstrip().startswith('{'):
+        value = _loads(text.rstrip() + '}')
+        repairs.append('brace')
+    return (value, tuple(repairs)) if value is not None else (None, ())
+
+
+def unwrap_arguments(name: str, arguments: object) -> tuple[object, bool]:
+    """
+    Return the arguments of a call to ``name`` with one extra wrapping removed.
+
+    A small model forced into a call sometimes writes the whole call again as its
+    arguments: ``{"name": name, "arguments": {...}}``. Only that exact shape (the same
+    name, no other key) is unwrapped. Returns (arguments, whether it was unwrapped).
+    """
+    if (isinstance(arguments, dict) and arguments.get('name') == name
+            and set(arguments) in ({'name', 'arguments'}, {'name', 'parameters'})):
+        inner = arguments.get('arguments', arguments.get('parameters'))
+        if isinstance(inner, dict):
+            return inner, True
+    return arguments, False
+
+
+def _mended(raw: str, form: str) -> tuple[object, str, tuple[str, ...]]:
+    value, repairs = loads_mended(raw)
+    return value, form, repairs
+
+
+def _call_from_object(obj: object, form: str,
+                      repairs: tuple[str, ...] = ()) -> TextToolCall | None:
     if not isinstance(obj, dict) or not isinstance(obj.get('name'), str):
         return None
     args = obj.get('arguments', obj.get('parameters', {}))
     if isinstance(args, str):
         decoded = _loads(args)
-        arguments = args if decoded is None else json.dumps(decoded, ensure_ascii=False)
-    else:
-        arguments = json.dumps(args, ensure_ascii=False)
-    return TextToolCall(obj['name'], arguments, form)
+        if decoded is None:
+            return TextToolCall(obj['name'], args, form, repairs)
+        args = decoded
+    args, unwrapped = unwrap_arguments(obj['name'], args)
+    if unwrapped:
+        repairs += ('wrapped',)
+    return TextToolCall(obj['name'], json.dumps(args, ensure_ascii=False), form, repairs)
 
 
 def _hermes(text: str) -> TextParse | None:
@@ -78,7 +139,7 @@ def _hermes(text: str) -> TextParse | None:
     calls = []
     for match in matches:
         raw = match.group(1).strip()
-        call = _call_from_object(_loads(raw), 'hermes')
+        call = _call_from_object(*_mended(raw, 'hermes'))
         if call is None:
             # Unreadable: keep it as a call with the raw text, so the planner answers it.
             name = re.search(r'"name"\s*:\s*"([^"]*)"', raw)
@@ -96,7 +157,7 @@ def _json_object(text: str) -> TextParse | None:
     for raw, match in candidates:
         if not raw.startswith('{'):
             continue
-        call = _call_from_object(_loads(raw), 'json')
+        call = _call_from_object(*_mended(raw, 'json'))
         if call is not None:
             rest = '' if match is None else (text[:match.start()] + text[match.end():]).strip()
             return TextParse((call,), rest)
@@ -111,14 +172,40 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _python_blocks(text: str) -> TextParse | None:
+def strip_language_line(code: str) -> tuple[str, bool]:
+    """Drop a first line that only repeats the block's language (``python``); say if it did."""
+    first, _, rest = code.partition('\n')
+    if first.strip().lower() in PYTHON_LANGUAGES:
+        return rest, True
+    return code, False
+
+
+def python_blocks(text: str, *, closed_only: bool = False) -> list[str]:
+    """
+    Return the code of every ```` ```python ```` block of a reply, in order.
+
+    An untagged block counts when it compiles; a first line that repeats the language is
+    dropped; an unclosed block at the end counts as written (a model may stop at the end of
+    its code), unless ``closed_only`` (a reply cut at the output limit: its last block is
+    cut mid-way).
+    """
+    found = _python_blocks(text, closed_only=closed_only)
+    return [] if found is None else [json.loads(c.arguments)['code'] for c in found.calls]
+
+
+def _python_blocks(text: str, *, closed_only: bool = False) -> TextParse | None:
     blocks = [m for m in _FENCE.finditer(text)
-              if m.group(1).lower() in ('python', 'py', 'python3')
+              if (m.group(0).endswith('```') or not closed_only)
+              and m.group(1).lower() in PYTHON_LANGUAGES
               or (not m.group(1) and _compiles(m.group(2)))]
     if not blocks:
         return None
-    calls = tuple(TextToolCall(PYTHON_TOOL, json.dumps({'code': m.group(2).rstrip()}),
-                               'python_block') for m in blocks)
+    calls = []
+    for match in blocks:
+        code, repaired = strip_language_line(match.group(2))
+        calls.append(TextToolCall(PYTHON_TOOL, json.dumps({'code': code.rstrip()}),
+                                  'python_block', ('language_line',) if repaired else ()))
+    calls = tuple(calls)
     rest = text
     for match in blocks:
         rest = rest.replace(match.group(0), '', 1)

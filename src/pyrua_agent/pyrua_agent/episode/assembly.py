@@ -123,7 +123,8 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
                      on_begin: Callable[[EpisodeWorld], None] | None = None,
                      on_cell: Callable[[Cell, CellResult], None] | None = None,
                      on_call: Callable[[Ledger], None] | None = None,
-                     open_failed: OpenFailed | None = None) -> EpisodeResult:
+                     open_failed: OpenFailed | None = None,
+                     progress: bool = False) -> EpisodeResult:
     """
     Build and run the episode ``spec`` describes; return its record.
 
@@ -138,6 +139,8 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
     :param on_begin: called with the opened world before the first cell (progress display).
     :param on_cell: called after each cell with the cell and its result.
     :param on_call: called with the planner's ledger after each counted LLM call.
+    :param progress: show a local model's progress live on the terminal (``pyrua run``);
+        nothing of it is recorded.
     :param open_failed: when the world fails to open or to describe its first card, called
         with ``(spec, observer, error, wall_s)``; its record is returned instead of raising
         (the agent node: end reason ``infra_error``, recorded).
@@ -149,7 +152,7 @@ def run_episode_spec(spec: EpisodeSpec, *, opener: WorldOpener | None = None,
 
         # A local model (--model local) is served for this episode unless the spec already
         # points at a server (pyrua eval starts one for all its episodes).
-        with serving(spec.endpoint) as endpoint:
+        with serving(spec.endpoint, progress=progress) as endpoint:
             return _run_spec(replace(spec, endpoint=endpoint), opener, observers, on_begin,
                              on_cell, on_call, open_failed)
     return _run_spec(spec, opener, observers, on_begin, on_cell, on_call, open_failed)

@@ -29,6 +29,7 @@ from ..accounting import CallRecord, InfraEvent, Ledger, PriceTable
 
 _log = logging.getLogger(__name__)
 NO_KEY_PLACEHOLDER = 'no-key'
+ToolChoice = str | Mapping[str, Any]
 _OVERFLOW_MARKERS = ('context_length_exceeded', 'maximum context length', 'context window',
                      'too many tokens', 'prompt is too long')
 
@@ -146,11 +147,28 @@ class ChatClient:
 
     def request_body(self, messages: Sequence[Mapping[str, Any]],
                      tools: Sequence[Mapping[str, Any]] | None = None,
-                     tool_choice: str | None = None) -> dict[str, Any]:
-        """Return the keyword arguments of one chat-completions request (no secrets)."""
+                     tool_choice: ToolChoice | None = None,
+                     prefill: str | None = None) -> dict[str, Any]:
+        """
+        Return the keyword arguments of one chat-completions request (no secrets).
+
+        ``prefill`` (an endpoint with ``continues_final_message`` only) is sent as a last,
+        partial assistant message with vLLM's ``continue_final_message``.
+
+        :raises EndpointConfigError: for a prefill the endpoint cannot continue.
+        """
         if not self.config.takes_images:
             messages = text_only_messages(messages)
         body: dict[str, Any] = {'model': self.config.model, 'messages': list(messages)}
+        if prefill is not None:
+            if not self.config.continues_final_message:
+                raise EndpointConfigError(
+                    f'a reply prefill vs endpoint {self.config.base_url} without '
+                    'continues_final_message; set it only for servers that take vLLM\'s '
+                    'continue_final_message (pyrua_local, vLLM)')
+            body['messages'].append({'role': 'assistant', 'content': prefill})
+            body['extra_body'] = {'continue_final_message': True,
+                                  'add_generation_prompt': False}
         if tools:
             body['tools'] = list(tools)
         if tool_choice is not None:
@@ -165,19 +183,23 @@ class ChatClient:
 
     def complete(self, messages: Sequence[Mapping[str, Any]],
                  tools: Sequence[Mapping[str, Any]] | None = None,
-                 tool_choice: str | None = None) -> ChatReply:
+                 tool_choice: ToolChoice | None = None,
+                 prefill: str | None = None) -> ChatReply:
         """
         Make one counted model call, retrying infrastructure failures.
 
         :param messages: the chat history.
         :param tools: function tool definitions offered to the model.
-        :param tool_choice: ``'auto'``, ``'required'`` or ``'none'``; unset by default.
+        :param tool_choice: ``'auto'``, ``'required'``, ``'none'`` or a named function
+            (``{'type': 'function', 'function': {'name': 'python'}}``); unset by default.
+        :param prefill: the start of the reply (e.g. a code fence's opening), continued by
+            the model; the reply's content includes it.
         :returns: the reply; its record is also added to the ledger.
         :raises EndpointUnavailable: after ``max_retries`` retries failed.
         :raises ContextOverflow: when the endpoint says the prompt is too long.
         :raises EndpointRejected: for any other non-retryable 4xx.
         """
-        body = self.request_body(messages, tools, tool_choice)
+        body = self.request_body(messages, tools, tool_choice, prefill)
         timeout_s = self.config.timeout_s
         if self.config.prefill_tokens_per_s is not None:
             timeout_s = self.config.attempt_timeout_s(prompt_tokens(body['messages'], tools))
@@ -205,7 +227,8 @@ class ChatClient:
             except openai.APIConnectionError as exc:
                 self._fail(events, attempt, 'connection', None, str(exc.__cause__ or exc), None)
                 continue
-            return self._reply(response, body, time.monotonic() - started, len(events))
+            return self._reply(response, body, time.monotonic() - started, len(events),
+                               prefill)
 
     def _fail(self, events: list[InfraEvent], attempt: int, kind: str, status: int | None,
               detail: str, retry_after_s: float | None) -> None:
@@ -241,7 +264,7 @@ class ChatClient:
                                 exc.status_code)
 
     def _reply(self, response: Any, body: Mapping[str, Any], latency_s: float,
-               retries: int) -> ChatReply:
+               retries: int, prefill: str | None = None) -> ChatReply:
         if not response.choices:
             raise EndpointRejected(f'endpoint {self.config.base_url} returned 0 choices vs 1; '
                                    'check that it serves chat completions')
@@ -250,6 +273,8 @@ class ChatClient:
         calls = tuple(RawToolCall(c.id, c.function.name, c.function.arguments or '')
                       for c in (message.tool_calls or ()))
         content = message.content
+        if prefill is not None:
+            content = prefill + (content or '')
         if not calls and content and body.get('tools'):
             # A server without a tool parser: the call is in the text (Hermes, JSON, a
             # ```python block). Read it the same way pyrua_local's server does.

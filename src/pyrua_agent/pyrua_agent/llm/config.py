@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import math
 
 OPENAI_BASE_URL = 'https://api.openai.com/v1'
+CALL_FORMS = ('auto', 'tool', 'fence')
 REASONING_EFFORTS = ('none', 'minimal', 'low', 'medium', 'high', 'xhigh')
 
 
@@ -42,6 +43,16 @@ class EndpointConfig:
         (OpenAI chat does not: images then go in a following user message).
     :param takes_images: the model reads pixels. A text-only model gets each image as its
         text label (``[image: head camera, 640x480]``) instead of the pixels.
+    :param call_form: how the code interface's model writes a cell: ``'tool'``, a JSON
+        ``python(code)`` tool call; ``'fence'``, a ```` ```python ```` block in its reply
+        (no tools offered; the prompt says so). ``'auto'``: ``'tool'`` for hosted endpoints,
+        the local models' measured choice for ``--model local`` (``llm.local``).
+    :param force_first_action: the first call of an episode must act: the code interface
+        names its ``python`` tool in ``tool_choice`` (or, in the fence form, prefills the
+        opening of the block where the endpoint continues a reply), the tool interfaces send
+        ``tool_choice='required'``. False: ``'auto'`` from the start.
+    :param continues_final_message: the endpoint takes vLLM's ``continue_final_message``
+        (the reply continues a partial assistant message); pyrua_local's server does.
     """
 
     base_url: str = OPENAI_BASE_URL
@@ -58,8 +69,13 @@ class EndpointConfig:
     images_in_tool_messages: bool = False
     takes_images: bool = True
     prefill_tokens_per_s: float | None = None
+    call_form: str = 'auto'
+    force_first_action: bool = True
+    continues_final_message: bool = False
 
     def __post_init__(self) -> None:
+        if self.call_form not in CALL_FORMS:
+            raise ValueError(f'call_form {self.call_form!r} vs {CALL_FORMS}; use one of them')
         if not self.base_url.startswith(('http://', 'https://')):
             raise ValueError(f'base_url {self.base_url!r} vs http(s)://...; give the URL '
                              "that ends in '/v1', e.g. 'http://127.0.0.1:8000/v1'")
@@ -97,6 +113,11 @@ class EndpointConfig:
         return (f'EndpointConfig({self.model!r} at {self.base_url}, key=${self.api_key_env} '
                 f'(masked){effort}{text}, timeout={self.timeout_s:g} s, '
                 f'retries={self.max_retries})')
+
+    @property
+    def code_form(self) -> str:
+        """The code interface's reply form in effect: ``'tool'`` or ``'fence'``."""
+        return 'tool' if self.call_form == 'auto' else self.call_form
 
     def attempt_timeout_s(self, prompt_tokens: int) -> float:
         """Return the HTTP timeout of one attempt for a prompt of ``prompt_tokens``."""

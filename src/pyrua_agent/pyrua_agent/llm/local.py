@@ -13,7 +13,7 @@ only makes the server compute twice.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 import logging
 
@@ -26,6 +26,9 @@ LOCAL_PREFILL_FLOOR_TPS = 4.0
 """The slowest prompt speed planned for (tokens/s): the 1.5B model on one busy core did 9-20."""
 LOCAL_TIMEOUT_S = 600.0
 """Per-attempt time for generating the reply, on top of the prefill allowance."""
+LOCAL_CALL_FORM = 'fence'
+"""The code interface's reply form for local models (``call_form='auto'``), as measured: see
+the README's section on small models (fenced blocks decoded every time; JSON calls did not)."""
 LOCAL_MAX_OUTPUT_TOKENS = 768
 """Reply cap unless the endpoint sets one: a cell is a few hundred tokens; a CPU model makes
 5-40 tokens/s, so an unbounded ramble costs minutes."""
@@ -48,13 +51,19 @@ def local_endpoint(endpoint: EndpointConfig, base_url: str) -> EndpointConfig:
                    timeout_s=max(endpoint.timeout_s, LOCAL_TIMEOUT_S),
                    max_output_tokens=endpoint.max_output_tokens or LOCAL_MAX_OUTPUT_TOKENS,
                    prefill_tokens_per_s=endpoint.prefill_tokens_per_s or LOCAL_PREFILL_FLOOR_TPS,
-                   max_retries=min(endpoint.max_retries, 2))
+                   max_retries=min(endpoint.max_retries, 2),
+                   call_form=(LOCAL_CALL_FORM if endpoint.call_form == 'auto'
+                              else endpoint.call_form),
+                   continues_final_message=True)
 
 
 @contextmanager
-def serving(endpoint: EndpointConfig) -> Iterator[EndpointConfig]:
+def serving(endpoint: EndpointConfig, *, progress: bool = False) -> Iterator[EndpointConfig]:
     """
     Yield the endpoint to use for ``endpoint``, serving a local model meanwhile if it names one.
+
+    :param progress: show on the terminal, live, what the local model is computing
+        (``server_progress.ServerProgressLine``); nothing of it is recorded.
 
     :raises MissingModel: / ``MissingRuntime`` / ``ServerStartFailed`` (``pyrua_local``)
         when the model cannot be served; each says what to install or where the log is.
@@ -63,13 +72,20 @@ def serving(endpoint: EndpointConfig) -> Iterator[EndpointConfig]:
         yield endpoint
         return
     if not wants_local_server(endpoint):
-        yield local_endpoint(endpoint, endpoint.base_url)
+        with _progress(endpoint.base_url, progress):
+            yield local_endpoint(endpoint, endpoint.base_url)
         return
     from pyrua_local import LocalServer
 
     model = resolve_model(endpoint.model)
     _LOG.info('starting the local model server for %s', model.name)
-    with LocalServer(model) as server:
+    with LocalServer(model) as server, _progress(server.base_url, progress):
         _LOG.info('local model %s at %s (%s)', model.name, server.base_url,
                   server.info.get('runtime'))
         yield local_endpoint(endpoint, server.base_url)
+
+
+def _progress(base_url: str, show: bool):
+    from .server_progress import ServerProgressLine
+
+    return ServerProgressLine(base_url) if show else nullcontext()

@@ -1,7 +1,9 @@
 """
 Tool definitions the planners offer and the checking of the tool calls a model sends back.
 
-A malformed call is not an exception: ``parse_tool_call`` returns a ``ParseResult`` whose
+Arguments are read as ``pyrua_local.tool_text`` reads calls written as text: the slips small
+models make (wrapped twice, the last brace missing, Python triple quotes) are mended, nothing
+else is guessed. A malformed call is not an exception: ``parse_tool_call`` returns a ``ParseResult`` whose
 ``reason`` is written for the model (what was wrong, the bound, what to send instead), and the
 planner answers the call with it as the tool result.
 """
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 import json
 from typing import Any
 
+from pyrua_local.tool_text import loads_mended, unwrap_arguments
 from pyrua_primitives.naming import unknown_name
 
 PYTHON_TOOL_NAME = 'python'
@@ -126,9 +129,12 @@ def parse_tool_call(call_id: str, name: str, arguments_json: str,
     try:
         arguments = json.loads(arguments_json) if arguments_json.strip() else {}
     except json.JSONDecodeError as exc:
-        return ParseResult(
-            False, f'arguments of {name!r} are not valid JSON ({exc.msg} at character '
-            f'{exc.pos}); send one JSON object, {usage}', call_id, name)
+        arguments, _ = loads_mended(arguments_json)  # the slips small models make, named
+        if arguments is None:
+            return ParseResult(
+                False, f'arguments of {name!r} are not valid JSON ({exc.msg} at character '
+                f'{exc.pos}); send one JSON object, {usage}', call_id, name)
+    arguments, _ = unwrap_arguments(name, arguments)
     if not isinstance(arguments, dict):
         return ParseResult(False, f'arguments of {name!r} are a JSON {type(arguments).__name__}'
                            f' vs an object; send {{"name": value, ...}}, {usage}', call_id, name)

@@ -82,6 +82,8 @@ class PlannerKind:
     :param reads_file: it reads its cells from a file (``source``).
     :param summary: one line for help texts.
     :param prompt: the LLM interface's prompt files (None for a planner that asks no model).
+    :param fence_prompt: the code interface's prompt files for the fenced-block reply form
+        (``EndpointConfig.code_form == 'fence'``); None where the interface has no such form.
     :param images: the tool-calling planner's image mode, ``'after_motion'`` (pictures after
         each motion) or ``'on_request'`` (a ``show`` tool); None for the others.
     :raises ValueError: for an LLM planner without prompt files, or prompt files or an image
@@ -94,6 +96,7 @@ class PlannerKind:
     summary: str
     prompt: PromptFiles | None = None
     images: str | None = None
+    fence_prompt: PromptFiles | None = None
 
     def __post_init__(self) -> None:
         if self.needs_endpoint != (self.prompt is not None):
@@ -106,7 +109,13 @@ class PlannerKind:
 PLANNERS: dict[str, PlannerKind] = {
     'code': PlannerKind(build=_code, needs_endpoint=True, reads_file=False,
                         summary='an LLM writes Python cells (the code interface)',
-                        prompt=PromptFiles(intro='intro_code.md', notes='notes_code.md')),
+                        prompt=PromptFiles(intro='intro_code.md', notes='notes_code.md',
+                                           example='example_code.md',
+                                           reply='reply_code_tool.md'),
+                        fence_prompt=PromptFiles(intro='intro_code_fence.md',
+                                                 notes='notes_code.md',
+                                                 example='example_code.md',
+                                                 reply='reply_code_fence.md')),
     'replay': PlannerKind(build=_replay, needs_endpoint=False, reads_file=True,
                           summary='re-runs recorded cells exactly (transcript.jsonl, # %% file, '
                                   'run folder)'),
@@ -114,13 +123,15 @@ PLANNERS: dict[str, PlannerKind] = {
                           summary='runs a # %% file (default: the bundled reference program)'),
     'tools': PlannerKind(build=_tools, needs_endpoint=True, reads_file=False,
                          summary='an LLM calls one tool per primitive, pictures after motions',
-                         prompt=PromptFiles(intro='intro_tools.md', notes='notes_tools_auto.md'),
+                         prompt=PromptFiles(intro='intro_tools.md', notes='notes_tools_auto.md',
+                                            example='example_tools.md'),
                          images='after_motion'),
     'tools_on_request': PlannerKind(build=_tools_on_request, needs_endpoint=True,
                                     reads_file=False,
                                     summary='tool calling, pictures only on request',
                                     prompt=PromptFiles(intro='intro_tools.md',
-                                                       notes='notes_tools_on_request.md'),
+                                                       notes='notes_tools_on_request.md',
+                                                       example='example_tools.md'),
                                     images='on_request'),
 }
 """The planner registry: name -> what builds it and what it needs."""
@@ -144,20 +155,29 @@ def needs_source(name: str) -> bool:
     return _kind(name).reads_file
 
 
-def interface_prompt(name: str, api_reference: str, station_facts: str) -> str:
+def interface_prompt(name: str, api_reference: str, station_facts: str, *,
+                     form: str = 'tool') -> str:
     """
     Return the system prompt of LLM planner ``name`` (its kind's prompt files).
 
     :param name: an LLM planner of ``PLANNERS``: ``'code'``, ``'tools'``, ``'tools_on_request'``.
     :param api_reference: the generated API reference (``prompt.reference``).
     :param station_facts: the episode's station facts (``prompt.station_facts``).
+    :param form: ``'tool'`` (calls) or ``'fence'`` (the code interface's fenced blocks).
     :raises ValueError: for an unknown name or a planner that asks no model, listing the
-        LLM planners.
+        LLM planners, or a form the interface does not have.
     """
     kind = PLANNERS.get(name)
     if kind is None or kind.prompt is None:
         raise ValueError(unknown_name('LLM interface', name,
                                       [n for n, k in PLANNERS.items() if k.prompt]))
+    if form == 'fence':
+        if kind.fence_prompt is None:
+            raise ValueError(f"form 'fence' vs interface {name!r}, which is read in tool calls "
+                             "only; use form='tool'")
+        return system_prompt(kind.fence_prompt, api_reference, station_facts)
+    if form != 'tool':
+        raise ValueError(f"form {form!r} vs 'tool' or 'fence'")
     return system_prompt(kind.prompt, api_reference, station_facts)
 
 

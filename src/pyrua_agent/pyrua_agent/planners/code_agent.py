@@ -1,9 +1,17 @@
 """
-The code agent: the model writes Python cells through one tool, ``python(code)``.
+The code agent: the model writes Python cells, as ``python(code)`` tool calls or as fenced blocks.
 
-``tool_choice`` is ``'auto'``, not ``'required'``: the prompt asks for a ``python`` call in
-every turn, and a plain-text answer ends the episode (``gave_up`` unless the task succeeded).
-Several ``python`` calls in one reply run as cells in the order given, each answered with its
+Two reply forms (``EndpointConfig.code_form``), the same cells and budgets:
+
+- ``'tool'``: one tool, ``python(code)``. The first call names it in ``tool_choice`` (it must
+  act); later calls are ``'auto'``: the prompt asks for a ``python`` call in every turn, and a
+  plain-text answer ends the episode (``gave_up`` unless the task succeeded).
+- ``'fence'``: no tools; each ```` ```python ```` block of the reply is a cell, and the
+  results come back in one user message. Small models write valid Python in a block where
+  their JSON breaks. The first reply is prefilled with the block's opening where the
+  endpoint continues a reply (``continues_final_message``, pyrua_local and vLLM).
+
+Several calls (or blocks) in one reply run as cells in the order given, each answered with its
 own result. A malformed call (bad JSON, unknown tool, missing ``code``) is answered with the
 parse error: it counts as a model call and runs no cell. A cell's result is its output text
 with image placeholders, and its ``robo.show`` images in call order (in the tool message where
@@ -18,7 +26,9 @@ from typing import Any
 from .base import Cell, TaskCard
 from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
-from ..llm import EndpointConfig, ParseResult, python_tool, ToolOutput
+from pyrua_local.tool_text import python_blocks
+
+from ..llm import ChatReply, EndpointConfig, ParseResult, python_tool, ToolOutput, user_message
 from ..prompt import code_api_reference
 from ..runtime import CellResult
 
@@ -31,6 +41,12 @@ CORRECTION = (
     'Your reply had no python tool call, so nothing ran on the robot. To act, call the '
     'python tool with your next cell, e.g. python(code="print(robo.pose(\'left\'))"). If '
     'the task is finished, reply with text only once more: that ends the episode.')
+FENCE_OPENING = '```python\n'
+"""The start of a fenced cell: what a forced first reply is prefilled with."""
+FENCE_CORRECTION = (
+    'Your reply had no ```python block, so nothing ran on the robot. To act, reply with '
+    'your next cell in one ```python block, e.g.\n```python\nprint(robo.pose(\'left\'))\n```\n'
+    'If the task is finished, reply with text only once more: that ends the episode.')
 
 
 class CodeAgentPlanner(ConversationPlanner):
@@ -57,23 +73,57 @@ class CodeAgentPlanner(ConversationPlanner):
                          image_format=image_format, wrap_client=wrap_client)
         self.api_reference = code_api_reference(primitives)
 
+    @property
+    def form(self) -> str:
+        """The reply form in effect: ``'tool'`` or ``'fence'``."""
+        return self.endpoint.code_form
+
     def build_tools(self, card: TaskCard) -> list[dict[str, Any]]:
-        """Return the single ``python`` tool."""
-        return [python_tool(PYTHON_TOOL_DESCRIPTION)]
+        """Return the single ``python`` tool (none in the fence form)."""
+        return [] if self.form == 'fence' else [python_tool(PYTHON_TOOL_DESCRIPTION)]
 
     def build_system_prompt(self, tools: Sequence[Mapping[str, Any]], card: TaskCard) -> str:
         """Return the code interface's system prompt with the card's station facts."""
         from . import interface_prompt  # the registry holds each interface's prompt files
 
-        return interface_prompt(self.name, self.api_reference, card.station_facts)
+        return interface_prompt(self.name, self.api_reference, card.station_facts,
+                                form=self.form)
+
+    def first_action(self) -> tuple[Any, str | None]:
+        """Name the ``python`` tool, or open the fenced block where the endpoint allows."""
+        if self.form == 'fence':
+            return None, FENCE_OPENING if self.endpoint.continues_final_message else None
+        return {'type': 'function', 'function': {'name': 'python'}}, None
+
+    def calls_of(self, reply: ChatReply) -> list[ParseResult]:
+        """Return the reply's cells: its tool calls, or in the fence form its blocks."""
+        if self.form != 'fence':
+            return super().calls_of(reply)
+        cut = reply.finish_reason == 'length'  # a last block cut mid-way does not run
+        blocks = [code for code in python_blocks(reply.content or '', closed_only=cut)
+                  if code.strip()]
+        return [ParseResult(True, '', f'cell_{self._calls}_{i}', 'python', {'code': code})
+                for i, code in enumerate(blocks)]
+
+    def answer_messages(self, answers: Sequence[ToolOutput]) -> list[dict[str, Any]]:
+        """Answer tool calls with tool messages; blocks with one user message of outputs."""
+        if self.form != 'fence':
+            return super().answer_messages(answers)
+        texts, images = [], []
+        for i, output in enumerate(answers, 1):
+            head = 'Output of your cell:' if len(answers) == 1 else (
+                f'Output of cell {i} of {len(answers)}:')
+            texts.append(f'{head}\n{output.text}')
+            images.extend(output.images)
+        return [user_message('\n\n'.join(texts), images)]
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the model's code as the cell, labelled with the call id."""
         return Cell(code=call.arguments['code'], label=call.call_id)
 
     def correction(self) -> str:
-        """Say that a reply without a ``python`` call ran nothing, and how to act."""
-        return CORRECTION
+        """Say that a reply without a ``python`` call (or block) ran nothing, and how to act."""
+        return FENCE_CORRECTION if self.form == 'fence' else CORRECTION
 
     def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
         """Return the cell's output text and its images."""

@@ -3,10 +3,13 @@ The conversation both LLM planners share: history, counted calls, tool calls run
 
 One model call per ``next_step`` at most. Each tool call of a reply becomes one cell, run in
 the order the model gave them; every call is answered (a cell's result, or the parse error
-of a malformed call, which runs no cell) before the next model call. A reply without a tool
-call is answered once with a correction message (``correction``: what to send to act, and
-that a second text-only reply ends the episode); a text-only reply right after it ends the
-episode (``Finish``): the loop reports ``solved`` if the task succeeded, else ``gave_up``.
+of a malformed call, which runs no cell) before the next model call. The first call of an
+episode must act (``EndpointConfig.force_first_action``): each interface says how
+(``first_action``: a ``tool_choice``, or the opening of a reply to continue). A reply without
+a tool call is answered once with a correction message (``correction``: what to send to act,
+and that a second text-only reply ends the episode; while no cell has run, that nothing on
+the robot has changed); a text-only reply right after it ends the episode (``Finish``): the
+loop reports ``solved`` if the task succeeded, else ``gave_up``.
 Budgets are charged before each call and the context is checked after it, so retries and
 infrastructure errors (handled inside ``ChatClient``) never count as calls.
 """
@@ -39,6 +42,8 @@ from ..prompt import task_card_message
 from ..runtime import CellResult, ImageObservation
 
 _LOG = logging.getLogger(__name__)
+NO_CELL_YET = ('No cell has run yet in this episode: nothing on the robot has changed since '
+               'the start, so no part of the task is done. ')
 OnCall = Callable[[CallRecord], None]
 WrapClient = Callable[[ChatClient], Any]
 
@@ -89,6 +94,8 @@ class ConversationPlanner(ABC):
         self._queue: deque[ParseResult] = deque()
         self._answers: list[ToolOutput] = []
         self._corrected = False
+        self._calls = 0
+        self._cells_run = 0
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}({self.endpoint.model!r} at {self.endpoint.base_url}, '
@@ -116,6 +123,20 @@ class ConversationPlanner(ABC):
     def correction(self) -> str:
         """Return the message that answers a reply without a tool call (sent once)."""
 
+    @abstractmethod
+    def first_action(self) -> tuple[Any, str | None]:
+        """Return the ``tool_choice`` and the reply prefill that make the first call act."""
+
+    def calls_of(self, reply: ChatReply) -> list[ParseResult]:
+        """Return the reply's calls, checked against the offered tools, in order."""
+        return [parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
+                for c in reply.tool_calls]
+
+    def answer_messages(self, answers: Sequence[ToolOutput]) -> list[dict[str, Any]]:
+        """Return the messages that answer one reply's calls (tool messages by default)."""
+        return tool_result_messages(
+            answers, images_in_tool_messages=self.endpoint.images_in_tool_messages)
+
     # The Planner protocol.
     def begin(self, card: TaskCard, budgets: Budgets) -> None:
         """Start a new conversation (and a new ledger) for the episode of ``card``."""
@@ -128,6 +149,8 @@ class ConversationPlanner(ABC):
         self._queue.clear()
         self._answers.clear()
         self._corrected = False
+        self._calls = 0
+        self._cells_run = 0
 
     def opening(self, card: TaskCard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Return the tools and the first messages (system prompt, task card) of an episode."""
@@ -155,11 +178,11 @@ class ConversationPlanner(ABC):
             if self._queue:
                 return self.cell_for(self._queue[0])
             if self._answers:
-                self.messages.extend(tool_result_messages(
-                    self._answers, images_in_tool_messages=self.endpoint.images_in_tool_messages))
+                self.messages.extend(self.answer_messages(self._answers))
                 self._answers.clear()
             reply = self._call()
-            if not reply.tool_calls:
+            calls = self.calls_of(reply)
+            if not calls:
                 text = (reply.content or '').strip()
                 if not self._corrected:
                     self._corrected = True
@@ -172,18 +195,20 @@ class ConversationPlanner(ABC):
                                       f'(finish_reason={reply.finish_reason!r})')
             self._corrected = False
             self.messages.append(reply.message())
-            self._queue.extend(parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
-                               for c in reply.tool_calls)
+            self._queue.extend(calls)
 
     def observe(self, result: CellResult) -> None:
         """Answer the tool call whose cell just ran."""
         if not self._queue:
             raise RuntimeError(f'{self.name} planner: observe() without a pending tool call')
         call = self._queue.popleft()
+        self._cells_run += 1
         self._answers.append(self.answer(call, result))
 
     def _correction_for(self, reply: ChatReply) -> str:
         if reply.finish_reason != 'length':
+            if self._cells_run == 0:
+                return NO_CELL_YET + self.correction()
             return self.correction()
         limit = self.endpoint.max_output_tokens
         bound = f' (max_output_tokens={limit})' if limit is not None else ''
@@ -200,7 +225,12 @@ class ConversationPlanner(ABC):
 
     def _call(self) -> ChatReply:
         self._budgets.charge_call()
-        reply = self._client.complete(self.messages, self.tools, tool_choice='auto')
+        choice, prefill = ('auto' if self.tools else None), None
+        if self._calls == 0 and self.endpoint.force_first_action:
+            choice, prefill = self.first_action()
+        self._calls += 1
+        extra = {} if prefill is None else {'prefill': prefill}
+        reply = self._client.complete(self.messages, self.tools, tool_choice=choice, **extra)
         if self.on_call is not None:
             self.on_call(reply.record)
         self._budgets.check_context(reply.record.input_tokens)

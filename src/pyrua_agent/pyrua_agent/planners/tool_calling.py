@@ -203,6 +203,10 @@ class ToolCallingPlanner(ConversationPlanner):
                 'the tools, e.g. pose(arm="left"). If the task is finished, reply with text '
                 'only once more: that ends the episode.')
 
+    def first_action(self) -> tuple[Any, str | None]:
+        """Require a tool call (any tool) in the first reply."""
+        return 'required', None
+
     def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
         """Return the result's repr (or traceback) and its pictures."""
         images = image_attachments(result.images, detail=self.image_detail,

@@ -4,7 +4,10 @@ The prompt parts both LLM interfaces share, loaded from package data.
 ``system.md`` is the template; ``intro_*.md`` says what the interface is; ``operating_notes.md``
 holds the operating rules (frames, reach, grasp report, refusals, how success is judged) around
 the station facts measured from the episode's Station (``station_facts.py``);
-``notes_*.md`` the interface's own rules. Which intro and notes an interface reads is not
+``notes_*.md`` the interface's own rules, with ``reply_*.md`` (the reply format the model is
+read in: a tool call or a fenced block) where they say ``$reply_format``; ``example_*.md`` a
+worked example (a first cell or the same steps as tool calls, and what to do with the
+output), written for ``pick_place``: that task is *seen* by the examples, the others are not. Which intro and notes an interface reads is not
 listed here: each LLM planner kind carries its ``PromptFiles`` in the planner registry
 (``pyrua_agent.planners.PLANNERS``). The user message is the task card: instruction, robot
 state and the first camera images.
@@ -33,10 +36,14 @@ class PromptFiles:
 
     :param intro: what the interface is, e.g. ``'intro_code.md'``.
     :param notes: the interface's own rules, e.g. ``'notes_code.md'``.
+    :param example: the worked example, e.g. ``'example_code.md'``; None: no example.
+    :param reply: the reply format put where the notes say ``$reply_format``.
     """
 
     intro: str
     notes: str
+    example: str | None = None
+    reply: str | None = None
 
 
 @functools.cache
@@ -66,11 +73,15 @@ def system_prompt(files: PromptFiles, api_reference: str, station_facts: str) ->
     :param station_facts: the episode's station facts (``prompt.station_facts``).
     :raises FileNotFoundError: for a prompt file the package lacks, naming those it has.
     """
-    return Template(prompt_text('system.md')).substitute(
+    notes = Template(prompt_text(files.notes)).substitute(
+        reply_format=prompt_text(files.reply) if files.reply else '')
+    text = Template(prompt_text('system.md')).substitute(
         intro=prompt_text(files.intro), api_reference=api_reference.strip(),
         operating_notes=Template(prompt_text('operating_notes.md')).substitute(
             station_facts=station_facts.strip() or '- (this station reported no facts)'),
-        interface_notes=prompt_text(files.notes))
+        interface_notes=notes,
+        example=prompt_text(files.example) if files.example else '')
+    return text.rstrip('\n')
 
 
 def task_card_text(card: TaskCard) -> str:

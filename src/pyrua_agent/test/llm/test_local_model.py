@@ -50,9 +50,10 @@ class Capture:
     def __getattr__(self, name):
         return getattr(self._client, name)
 
-    def complete(self, messages, tools=None, tool_choice=None):
-        reply = self._client.complete(messages, tools, tool_choice)
-        self._sent.append((list(messages), list(tools or ()), reply))
+    def complete(self, messages, tools=None, tool_choice=None, prefill=None):
+        reply = self._client.complete(messages, tools, tool_choice, prefill)
+        sent = list(messages) + ([{'role': 'assistant', 'content': prefill}] if prefill else [])
+        self._sent.append((sent, list(tools or ()), reply))
         return reply
 
 
@@ -105,7 +106,11 @@ def test_token_counts_are_the_models_own(smol_url):
     assert result.ledger.totals().llm_calls == len(sent) >= 1
     tokenizer = ModelTokenizer('smollm2-135m')
     for index, (messages, tools, reply) in enumerate(sent):
-        expected = tokenizer.count(text_only_messages(messages), tools)
+        messages = text_only_messages(messages)
+        prefill = ''
+        if messages[-1]['role'] == 'assistant':  # the fence form's first reply, continued
+            prefill = messages.pop()['content']
+        expected = len(tokenizer.tokenize(tokenizer.render(messages, tools) + prefill))
         assert reply.record.input_tokens == expected
         assert 0 < reply.record.output_tokens <= endpoint.max_output_tokens
         if index:  # the history is a prefix of the next request: its KV cache is reused

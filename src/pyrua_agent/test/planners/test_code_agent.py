@@ -61,7 +61,9 @@ def test_code_agent_prompt_carries_reference_notes_and_task_card(station, server
     assert "robo.show(camera: str, note: str = '')" in system['content']
     before, after = prompt_text('operating_notes.md').split('$station_facts')
     assert before + '- TOY-FACTS: the table top is at z = 0.' + after in system['content']
-    assert prompt_text('notes_code.md') in system['content']
+    assert prompt_text('reply_code_tool.md') in system['content']
+    assert prompt_text('notes_code.md').split('$reply_format\n')[1] in system['content']
+    assert system['content'].endswith(prompt_text('example_code.md'))
     assert user['content'][0] == {'type': 'text', 'text': task_card_text(station.world().card)}
     labels = [p['text'] for p in user['content'] if p['type'] == 'text'][1:]
     assert labels == [f'[image: {camera} camera, 64x48]' for camera in station.cameras]
@@ -72,7 +74,9 @@ def test_code_agent_prompt_carries_reference_notes_and_task_card(station, server
                        'properties': {'code': {'type': 'string',
                                                'description': 'Python source code.'}},
                        'required': ['code'], 'additionalProperties': False}}}]
-    assert request.body['tool_choice'] == 'auto'
+    # The first call must act (the python tool named); later calls choose ('auto').
+    assert request.body['tool_choice'] == {'type': 'function', 'function': {'name': 'python'}}
+    assert server.requests[1].body['tool_choice'] == 'auto'
     assert request.body['model'] == 'gpt-5-mini'
 
 
@@ -121,7 +125,8 @@ def test_a_correction_is_sent_again_after_a_valid_call(station, server, endpoint
 
 
 def test_malformed_calls_are_answered_and_count_but_run_no_cell(station, server, endpoint):
-    server.extend([tool_turn('python', '{"code": "print(1)"'),
+    # Two closing braces missing is past what is mended (one brace, see test_text_tool_calls).
+    server.extend([tool_turn('python', '{"code": {"text": "print(1)"'),
                    tool_turn('pyhton', {'code': 'print(2)'}),
                    *end_turns('giving up')])
     result, _ = _run(station, endpoint)

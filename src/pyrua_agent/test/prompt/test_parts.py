@@ -16,15 +16,42 @@ import pytest
 def test_every_interface_prompt_has_intro_reference_and_notes():
     interfaces = {name: kind.prompt for name, kind in PLANNERS.items() if kind.prompt}
     assert sorted(interfaces) == ['code', 'tools', 'tools_on_request']
-    for interface, files in interfaces.items():
-        intro, notes = files.intro, files.notes
-        text = interface_prompt(interface, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
+    forms = [(name, 'tool', kind.prompt) for name, kind in PLANNERS.items() if kind.prompt]
+    forms += [(name, 'fence', kind.fence_prompt) for name, kind in PLANNERS.items()
+              if kind.fence_prompt]
+    assert [(name, form) for name, form, _ in forms if form == 'fence'] == [('code', 'fence')]
+    for interface, form, files in forms:
+        text = interface_prompt(interface, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER',
+                                form=form)
         assert text == system_prompt(files, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
-        assert text.startswith(prompt_text(intro))
+        assert text.startswith(prompt_text(files.intro))
         assert '# API reference\n\nAPI-REFERENCE-MARKER\n\n# Operating notes' in text
-        assert text.endswith(prompt_text(notes))
+        notes = prompt_text(files.notes).replace(
+            '$reply_format', prompt_text(files.reply) if files.reply else '')
+        # The interface's notes, then its worked example, close the prompt.
+        assert text.endswith(notes + '\n\n' + prompt_text(files.example))
         assert '## This station (measured from it)\n\n- FACTS-MARKER\n' in text
         assert '$' not in text
+
+
+def test_the_fence_form_says_how_replies_are_read_and_offers_no_tool_call():
+    fence = interface_prompt('code', 'REF', '- F', form='fence')
+    tool = interface_prompt('code', 'REF', '- F', form='tool')
+    assert 'one ```python block' in fence and 'Call `python`' not in fence
+    assert 'Call `python` in every turn' in tool and 'one ```python block' not in tool
+    with pytest.raises(ValueError, match="form 'fence' vs interface 'tools'"):
+        interface_prompt('tools', 'REF', '- F', form='fence')
+
+
+def test_worked_examples_use_what_the_move_to_docstring_says():
+    """The examples grasp at max(centre z, lowest descent) and read no twin constant."""
+    code = prompt_text('example_code.md')
+    assert 'max(z, facts.lowest_descend_z_m)' in code and 'descend=True' in code
+    assert 'robo.station_facts()' in code
+    tools = prompt_text('example_tools.md')
+    assert 'at least the lowest z with descend=True' in tools
+    for text in (code, tools):
+        assert 'pick_place' in text  # the seen task is named
 
 
 def test_operating_notes_state_frames_reach_grasp_refusal_and_success():

@@ -39,12 +39,13 @@ class EvalSummary:
 
 
 @contextmanager
-def local_servers(jobs: Iterable[EpisodeJob]) -> Iterator[list[EpisodeJob]]:
+def local_servers(jobs: Iterable[EpisodeJob], *,
+                  progress: bool = False) -> Iterator[list[EpisodeJob]]:
     """
     Serve each local model the jobs name once for all of them; yield the jobs pointed there.
 
     A job names one with ``model: local...`` and no ``base_url``; the servers stop when the
-    block ends.
+    block ends. ``progress`` shows each server's live line (prompt read, tokens written).
     """
     from pyrua_agent.llm.local import serving, wants_local_server
 
@@ -57,7 +58,8 @@ def local_servers(jobs: Iterable[EpisodeJob]) -> Iterator[list[EpisodeJob]]:
                 endpoint = interface.endpoint_config()
                 if wants_local_server(endpoint):
                     if endpoint.model not in served:
-                        served[endpoint.model] = stack.enter_context(serving(endpoint)).base_url
+                        served[endpoint.model] = stack.enter_context(
+                            serving(endpoint, progress=progress)).base_url
                     interface = replace(interface, endpoint={
                         **interface.endpoint, 'base_url': served[endpoint.model]})
                     job = replace(job, interface=interface)
@@ -99,7 +101,7 @@ def run_eval(spec: EvalSpec, out: str | os.PathLike[str],
         return None
 
     try:
-        with local_servers(pending) as served:
+        with local_servers(pending, progress=progress) as served:
             executor.run(served, job_fn, handle)
     finally:
         bar.close()
