@@ -21,8 +21,10 @@ from .kinematics.orientation import approach_tilt_rad
 from .safety import SafetyConfig
 from .station import Station, station_arms, station_cameras
 
-REACH_HEIGHTS_M = (0.02, 0.05, 0.08, 0.10)
-"""Heights above the table at which the top-down reach band is stated."""
+REACH_HEIGHTS_M = (0.03, 0.05, 0.08, 0.10)
+"""Heights above the table at which the top-down reach band is stated. The lowest is no lower
+than a descent goes on any station served (the twin's lowest_descend_z_m is table + 0.023,
+LIBERO's table + 0.030): every stated band must be one a move_to reaches (0.02 was not)."""
 _TOP_STEP_M = 0.005
 _TOP_LIMIT_M = 0.5
 

@@ -148,7 +148,9 @@ def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, 
     :param descend: False keeps the point between the pads above the table by the
         station facts' clearance; pass True for the final descent onto a located object
         (then only the finger tips must stay above the table, by the facts' smaller
-        clearance: the lowest z is in the station facts).
+        clearance). The lowest z it accepts is robo.station_facts().lowest_descend_z_m,
+        above a block's centre z on the table: grasp at z = max(centre z,
+        lowest_descend_z_m).
     :param max_tilt: largest tilt of the gripper from straight down, radians, accepted
         when straight down cannot reach the target (e.g. higher than the station facts'
         top). Default 0: refuse instead of tilting.

@@ -211,6 +211,13 @@ def segment_distances(p1, q1, p2, q2) -> np.ndarray:
     return np.linalg.norm(gap, axis=-1)
 
 
+SOLVED_POSE_SLACK_M = 5e-4
+"""How far a sampled pose of a planned motion may sit below a floor that its target meets.
+The target itself is checked exactly (``check_tcp_target``); the poses along the way come from
+IK solved to 0.1 mm and joint-space samples between them, so an exact compare refused the
+documented lowest descent (``lowest_descend_z_m``) by fractions of a millimetre."""
+
+
 def _link_name(k: int) -> str:
     link = arx_x5.LINK_CAPSULES[k][0]
     return 'gripper' if k == len(arx_x5.LINK_CAPSULES) - 1 else ('base' if link == 0
@@ -244,15 +251,17 @@ def _geometry_verdict(samples, base, other_frames, table_z, descend, config) -> 
                 ), min_gap, min_clear)
         z = float(tcp[2, 3])
         min_clear = min(min_clear, z - table_z)
-        if not descend and z < tcp_floor - 1e-9:
+        if not descend and z < tcp_floor - SOLVED_POSE_SLACK_M:
             return SafetyResult(False, (
-                f'z={z:.3f} m is below table clearance {tcp_floor:.3f} m; raise z or pass '
-                'descend=True for a measured object'
+                f'z={z:.4f} m is below table clearance {tcp_floor:.4f} m; raise z to at least '
+                f'{tcp_floor:.4f} or pass descend=True for a measured object'
             ), min_gap, min_clear)
-        if tip[2] < tip_floor - 1e-9:
+        if tip[2] < tip_floor - SOLVED_POSE_SLACK_M:
             return SafetyResult(False, (
-                f'finger tips z={tip[2]:.3f} m are below the floor {tip_floor:.3f} m '
-                f'(table + {config.fingertip_floor_m * 1000:.0f} mm); raise z'
+                f'finger tips z={tip[2]:.4f} m are below the floor {tip_floor:.4f} m '
+                f'(table + {config.fingertip_floor_m * 1000:.0f} mm); raise z to at least '
+                f'{tip_floor + z - tip[2]:.4f} (station_facts().lowest_descend_z_m): a grasp '
+                'height is max(object centre z, that)'
             ), min_gap, min_clear)
         start, end, radius = capsules(frames)
         for k in arx_x5.TABLE_CHECKED_CAPSULES:
@@ -300,11 +309,14 @@ def check_tcp_target(start_m: object, target_m: object, table_z_m: float, *,
     x, y, z = (float(c) for c in target_m)
     tcp_floor = min(table_z_m + config.table_clearance_m, start_z - _START_SLACK_M)
     if not descend and z < tcp_floor - 1e-9:
-        return (f'z={z:.3f} m is below table clearance {tcp_floor:.3f} m; raise z or pass '
-                'descend=True for a measured object')
+        return (f'z={z:.4f} m is below table clearance {tcp_floor:.4f} m; raise z to at least '
+                f'{tcp_floor:.4f} or pass descend=True for a measured object')
     tip_z = z - fingertip_beyond_tcp_m
     tip_floor = table_z_m + config.fingertip_floor_m
     if tip_z < tip_floor - 1e-9:
-        return (f'finger tips z={tip_z:.3f} m at ({x:.3f}, {y:.3f}) are below the floor '
-                f'{tip_floor:.3f} m (table + {config.fingertip_floor_m * 1000:.0f} mm); raise z')
+        lowest = tip_floor + fingertip_beyond_tcp_m
+        return (f'finger tips z={tip_z:.4f} m at ({x:.3f}, {y:.3f}) are below the floor '
+                f'{tip_floor:.4f} m (table + {config.fingertip_floor_m * 1000:.0f} mm); raise z '
+                f'to at least {lowest:.4f} (station_facts().lowest_descend_z_m): a grasp '
+                'height is max(object centre z, that)')
     return ''

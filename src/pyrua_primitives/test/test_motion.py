@@ -100,7 +100,9 @@ def test_plan_move_tilts_only_when_the_caller_allows_it(scene):
 def test_plan_move_refuses_going_below_the_table_clearance(scene):
     result = plan_move(scene, (-0.25, -0.12, 0.78), 0.4)
     assert not result.planned
-    assert 'is below table clearance 0.795 m; raise z or pass descend=True' in result.reason
+    # The refusal names the number a cell can use: the lowest z this move accepts.
+    assert ('is below table clearance 0.7950 m; raise z to at least 0.7950 or pass '
+            'descend=True' in result.reason)
 
 
 def test_plan_move_descends_to_a_measured_object_when_flagged(scene):

@@ -92,8 +92,9 @@ def test_gate_refuses_tcp_below_table_clearance_unless_descending(scene):
     positions = _line_to(scene, READY, (start[0], start[1], scene.table_z_m + 0.025))
     verdict = _check(scene, positions, np.arange(len(positions)) * 0.1)
     assert not verdict.safe
-    assert re.match(r'z=0\.79\d m is below table clearance 0\.795 m', verdict.reason)
-    assert verdict.reason.endswith('raise z or pass descend=True for a measured object')
+    assert re.match(r'z=0\.79\d\d m is below table clearance 0\.7950 m', verdict.reason)
+    assert verdict.reason.endswith('raise z to at least 0.7950 or pass descend=True for a '
+                                   'measured object')
     descent = _check(scene, positions, np.arange(len(positions)) * 0.1, descend=True)
     assert descent.safe, descent.reason
 
@@ -103,7 +104,8 @@ def test_gate_keeps_the_finger_tips_above_the_table_on_a_descent(scene):
     positions = _line_to(scene, READY, (start[0], start[1], scene.table_z_m + 0.021))
     verdict = _check(scene, positions, np.arange(len(positions)) * 0.1, descend=True)
     assert not verdict.safe
-    assert verdict.reason.startswith('finger tips z=0.766 m are below the floor 0.768 m')
+    assert verdict.reason.startswith('finger tips z=0.7660 m are below the floor 0.7680 m')
+    assert 'raise z to at least 0.7880 (station_facts().lowest_descend_z_m)' in verdict.reason
 
 
 def test_gate_lets_a_lift_start_below_the_clearance_but_not_go_deeper(scene):

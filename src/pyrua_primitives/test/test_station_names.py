@@ -37,14 +37,14 @@ def test_cartesian_targets_keep_table_clearance_unless_descending():
     above = (0.0, 0.0, TABLE_Z + 0.2)
     assert check_tcp_target(above, (0.1, 0.1, TABLE_Z + 0.05), TABLE_Z) == ''
     low = check_tcp_target(above, (0.1, 0.1, TABLE_Z + 0.025), TABLE_Z)
-    assert 'below table clearance 0.930 m' in low and 'descend=True' in low
+    assert 'below table clearance 0.9300 m; raise z to at least 0.9300' in low and 'descend=True' in low
     assert check_tcp_target(above, (0.1, 0.1, TABLE_Z + 0.025), TABLE_Z, descend=True) == ''
 
 
 def test_finger_tips_never_go_below_the_floor_even_when_descending():
     reason = check_tcp_target((0.0, 0.0, 1.1), (0.0, 0.0, TABLE_Z + 0.02), TABLE_Z,
                               descend=True)
-    assert 'finger tips z=0.900 m' in reason and 'below the floor 0.903 m' in reason
+    assert 'finger tips z=0.9000 m' in reason and 'below the floor 0.9030 m' in reason
 
 
 def test_a_move_that_starts_low_may_rise_but_not_sink():

@@ -22,7 +22,7 @@ def test_reach_numbers_come_from_the_station_facts_only(twin_prompt):
     # Before issue 24 move_to quoted its own band (0.06-0.48 m) beside the facts' 0.07-0.48 m.
     assert '0.06-0.48' not in reference and '0.115' not in reference
     assert "distances from its arm's base that the station facts list" in reference
-    assert '0.02 m above the table: 0.07-0.48 m' in facts
+    assert '0.03 m above the table: 0.08-0.47 m' in facts
     assert 'nothing above about 0.115 m above the table' in facts
     assert '0.088' not in reference and 'at most 0.088 m between the finger pads' in facts
 
