@@ -23,7 +23,7 @@ def test_the_twin_is_planned_with_the_arx_x5_model_and_its_facts_are_the_station
     assert facts.base_xy('right') == pytest.approx(
         twin.station.arm_base('right').world_from_base[:2, 3])
     assert facts.gripper_max_width_m == twin.station.joint_limits('left').gripper_max_width_m
-    assert facts.arms['left'].band_m(0.02) == pytest.approx((0.07, 0.48), abs=0.005)
+    assert facts.arms['left'].band_m(0.03) == pytest.approx((0.08, 0.47), abs=0.005)
     assert facts.arms['left'].top_m == pytest.approx(0.115)
     assert facts.lowest_descend_z_m == pytest.approx(facts.table_z_m + 0.003 + 0.02)
     # the ready pose the facts state is where home() puts the pads
