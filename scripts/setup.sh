@@ -145,7 +145,7 @@ PY
   done
 }
 if [ "$with_local" = 1 ]; then
-  install_local_models qwen2.5-coder-1.5b
+  install_local_models qwen2.5-coder-0.5b qwen2.5-coder-1.5b
 fi
 if [ "$with_test" = 1 ] && [ "$with_libero" = 0 ]; then
   install_local_models smollm2-135m qwen2.5-coder-0.5b

@@ -32,7 +32,7 @@ PROMPT_EXAMPLE = """examples:
   pyrua prompt --task pick_place --raw                  # the template-rendered text
 """
 SERVE_EXAMPLE = """examples:
-  pyrua serve                                  # Qwen2.5-Coder-1.5B at 127.0.0.1:8080/v1
+  pyrua serve                                  # Qwen2.5-Coder-0.5B at 127.0.0.1:8080/v1
   pyrua serve --model local:smollm2-135m --port 0
   pyrua run --task pick_place --planner code --base-url http://127.0.0.1:8080/v1 --model local
 """
@@ -111,12 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--no-guard', action='store_true',
                      help='do not stop cells once the task has succeeded')
     run.add_argument('--no-progress', action='store_true',
-                     help="no live line while a local model reads the prompt and writes "
-                          "(shown on a terminal only; never recorded)")
+                     help='no live line while a local model reads the prompt and writes '
+                          '(shown on a terminal only; never recorded)')
     run.add_argument('--call-form', default=None, choices=('tool', 'fence'),
-                     help="how the code interface's model writes a cell: tool (a JSON "
-                          "python(code) call) or fence (a ```python block); default: tool "
-                          "for hosted endpoints, fence for --model local")
+                     help='how the model of the code interface writes a cell: tool (a JSON '
+                          'python(code) call) or fence (a ```python block); default: tool '
+                          'for hosted endpoints, fence for --model local')
     run.add_argument('--record', type=Path, default=Path('runs'),
                      help='folder for the episode recording: one sub-folder per episode with '
                           'a rosbag2 (MCAP) bag and transcript.jsonl (default: runs/)')

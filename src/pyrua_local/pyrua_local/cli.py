@@ -37,7 +37,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--host', default='127.0.0.1', help='address to bind (default loopback)')
     parser.add_argument('--port', type=int, default=8080, help='port (0: a free one)')
     parser.add_argument('--threads', type=int, default=None,
-                        help='CPU threads (default: half the cores, at least 1)')
+                        help='CPU threads (default: every core, at most 8; 1 on a busy machine)')
     parser.add_argument('--context', type=int, default=None,
                         help="context tokens (default: the catalogue's)")
     parser.add_argument('--tool-calls', default='native', choices=TOOL_CALL_MODES,

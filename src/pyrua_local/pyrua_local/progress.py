@@ -25,7 +25,7 @@ class CallProgress:
         return f'CallProgress({self.snapshot()})'
 
     def start(self, prompt_tokens: int, max_tokens: int) -> None:
-        """A request begins: ``prompt_tokens`` to read, at most ``max_tokens`` to write."""
+        """Begin a request: ``prompt_tokens`` to read, at most ``max_tokens`` to write."""
         now = time.monotonic()
         with self._lock:
             self._state = {
@@ -58,7 +58,7 @@ class CallProgress:
         return False
 
     def finish(self) -> None:
-        """The request is answered."""
+        """Mark the request answered."""
         with self._lock:
             self._state = {'busy': False, 'requests': self._state['requests']}
 

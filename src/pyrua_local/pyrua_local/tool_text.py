@@ -19,7 +19,8 @@ models really make are mended, each named in the call's ``repairs``:
 - ``wrapped``: the arguments wrapped twice, ``{"name": "python", "arguments": {"name":
   "python", "arguments": {...}}}`` (the inner object repeats the tool's name);
 - ``brace``: the one closing brace missing at the end of the call;
-- ``triple_quotes``: a Python triple-quoted string as a value (``"code": '''...'''``, single or double quotes);
+- ``triple_quotes``: a Python triple-quoted string as a value (``"code": '''...'''``, single
+  or double quotes);
 - ``language_line``: a fenced block whose first line repeats its language (``python``).
 
 Nothing else is guessed: what does not decode after those is returned as it was written,

@@ -59,7 +59,7 @@ def test_a_missing_package_names_the_pip_command(tmp_path):
 
 
 def test_names_resolve_and_unknown_ones_are_refused_with_the_list():
-    assert resolve_model('local').name == 'qwen2.5-coder-1.5b'
+    assert resolve_model('local').name == 'qwen2.5-coder-0.5b'
     assert resolve_model('local:smollm2-135m') is MODELS['smollm2-135m']
     with pytest.raises(ValueError, match="did you mean 'local:qwen2.5-coder-1.5b'"):
         resolve_model('local:qwen2.5-coder')

@@ -37,7 +37,8 @@ def test_cartesian_targets_keep_table_clearance_unless_descending():
     above = (0.0, 0.0, TABLE_Z + 0.2)
     assert check_tcp_target(above, (0.1, 0.1, TABLE_Z + 0.05), TABLE_Z) == ''
     low = check_tcp_target(above, (0.1, 0.1, TABLE_Z + 0.025), TABLE_Z)
-    assert 'below table clearance 0.9300 m; raise z to at least 0.9300' in low and 'descend=True' in low
+    assert 'below table clearance 0.9300 m; raise z to at least 0.9300' in low
+    assert 'descend=True' in low
     assert check_tcp_target(above, (0.1, 0.1, TABLE_Z + 0.025), TABLE_Z, descend=True) == ''
 
 

@@ -164,7 +164,7 @@ class ChatClient:
             if not self.config.continues_final_message:
                 raise EndpointConfigError(
                     f'a reply prefill vs endpoint {self.config.base_url} without '
-                    'continues_final_message; set it only for servers that take vLLM\'s '
+                    "continues_final_message; set it only for servers that take vLLM's "
                     'continue_final_message (pyrua_local, vLLM)')
             body['messages'].append({'role': 'assistant', 'content': prefill})
             body['extra_body'] = {'continue_final_message': True,

@@ -33,7 +33,8 @@ def progress_text(state: dict[str, Any]) -> str:
     if state.get('phase') == 'generate':
         speed = state.get('generate_tps')
         rate = f'  {speed:.1f} tok/s' if speed else ''
-        return f"[model] writing {state['generated']}/{state['max_tokens']} tokens{rate}  {elapsed}"
+        return (f"[model] writing {state['generated']}/{state['max_tokens']} tokens{rate}  "
+                f'{elapsed}')
     speed = state.get('prompt_tps')
     rate = f'  {speed:.1f} tok/s' if speed else ''
     return (f"[model] reading prompt {state['prompt_done']:,}/{state['prompt_tokens']:,} tokens "

@@ -3,9 +3,9 @@ Tool definitions the planners offer and the checking of the tool calls a model s
 
 Arguments are read as ``pyrua_local.tool_text`` reads calls written as text: the slips small
 models make (wrapped twice, the last brace missing, Python triple quotes) are mended, nothing
-else is guessed. A malformed call is not an exception: ``parse_tool_call`` returns a ``ParseResult`` whose
-``reason`` is written for the model (what was wrong, the bound, what to send instead), and the
-planner answers the call with it as the tool result.
+else is guessed. A malformed call is not an exception: ``parse_tool_call`` returns a
+``ParseResult`` whose ``reason`` is written for the model (what was wrong, the bound, what to
+send instead), and the planner answers the call with it as the tool result.
 """
 
 from __future__ import annotations

@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pyrua_local.tool_text import python_blocks
+
 from .base import Cell, TaskCard
 from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
-from pyrua_local.tool_text import python_blocks
-
 from ..llm import ChatReply, EndpointConfig, ParseResult, python_tool, ToolOutput, user_message
 from ..prompt import code_api_reference
 from ..runtime import CellResult
@@ -45,8 +45,11 @@ FENCE_OPENING = '```python\n'
 """The start of a fenced cell: what a forced first reply is prefilled with."""
 FENCE_CORRECTION = (
     'Your reply had no ```python block, so nothing ran on the robot. To act, reply with '
-    'your next cell in one ```python block, e.g.\n```python\nprint(robo.pose(\'left\'))\n```\n'
-    'If the task is finished, reply with text only once more: that ends the episode.')
+    'your next cell in one ```python block. If the task is finished, reply with text only '
+    'once more: that ends the episode.')
+FENCE_CUT_OFF = (
+    'before its ```python block closed: nothing ran. Reply with a shorter cell in one '
+    '```python block: code only, no comments, one step of the task.')
 
 
 class CodeAgentPlanner(ConversationPlanner):
@@ -124,6 +127,10 @@ class CodeAgentPlanner(ConversationPlanner):
     def correction(self) -> str:
         """Say that a reply without a ``python`` call (or block) ran nothing, and how to act."""
         return FENCE_CORRECTION if self.form == 'fence' else CORRECTION
+
+    def cut_off_advice(self) -> str:
+        """Say that a cut reply ran nothing; in the fence form, ask for code only."""
+        return FENCE_CUT_OFF if self.form == 'fence' else super().cut_off_advice()
 
     def answer(self, call: ParseResult, result: CellResult) -> ToolOutput:
         """Return the cell's output text and its images."""

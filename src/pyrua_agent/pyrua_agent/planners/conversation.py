@@ -213,9 +213,12 @@ class ConversationPlanner(ABC):
         limit = self.endpoint.max_output_tokens
         bound = f' (max_output_tokens={limit})' if limit is not None else ''
         return (f'Your reply was cut off at the output limit{bound} after '
-                f'{reply.record.output_tokens} tokens, before any complete tool call: '
-                'nothing ran. Send a shorter call: one step of the task per cell. '
-                + self.correction())
+                f'{reply.record.output_tokens} tokens, ' + self.cut_off_advice())
+
+    def cut_off_advice(self) -> str:
+        """Say, after 'cut off at the output limit', that nothing ran and how to reply."""
+        return ('before any complete tool call: nothing ran. Send a shorter call: one step '
+                'of the task per cell. ' + self.correction())
 
     def close(self) -> None:
         """Close the HTTP connections of the episode's client."""

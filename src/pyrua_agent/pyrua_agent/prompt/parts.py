@@ -7,7 +7,8 @@ the station facts measured from the episode's Station (``station_facts.py``);
 ``notes_*.md`` the interface's own rules, with ``reply_*.md`` (the reply format the model is
 read in: a tool call or a fenced block) where they say ``$reply_format``; ``example_*.md`` a
 worked example (a first cell or the same steps as tool calls, and what to do with the
-output), written for ``pick_place``: that task is *seen* by the examples, the others are not. Which intro and notes an interface reads is not
+output), written for ``pick_place`` on another layout than the README's episode: that task
+is *seen* by the examples, the others are not. Which intro and notes an interface reads is not
 listed here: each LLM planner kind carries its ``PromptFiles`` in the planner registry
 (``pyrua_agent.planners.PLANNERS``). The user message is the task card: instruction, robot
 state and the first camera images.

@@ -25,8 +25,8 @@ def _run(station, endpoint):
     return run_episode(station.world(), planner), planner
 
 
-def test_a_fenced_block_runs_as_a_cell_and_its_output_comes_back_as_text(station, server,
-                                                                           endpoint):
+def test_a_fenced_block_runs_as_a_cell_and_its_output_comes_back_as_text(
+        station, server, endpoint):
     # The server continues the prefilled opening: its text starts inside the block.
     server.extend([text_turn('x = 40\nprint(x + 2)\n```'), *end_turns('done')])
     result, planner = _run(station, _fence(endpoint))
@@ -44,8 +44,8 @@ def test_a_fenced_block_runs_as_a_cell_and_its_output_comes_back_as_text(station
     assert 'continue_final_message' not in second.body  # only the first reply is forced
 
 
-def test_several_blocks_run_in_order_and_are_answered_in_one_message(station, server,
-                                                                      endpoint):
+def test_several_blocks_run_in_order_and_are_answered_in_one_message(
+        station, server, endpoint):
     reply = 'y = 1\n```\nThen:\n```python\nprint(y + 1)\n```'
     server.extend([text_turn(reply), *end_turns('done')])
     result, _ = _run(station, _fence(endpoint))
@@ -55,8 +55,8 @@ def test_several_blocks_run_in_order_and_are_answered_in_one_message(station, se
                                  'Output of cell 2 of 2:\n2\n')
 
 
-def test_without_a_continuing_endpoint_the_fence_form_is_not_prefilled(station, server,
-                                                                        endpoint):
+def test_without_a_continuing_endpoint_the_fence_form_is_not_prefilled(
+        station, server, endpoint):
     server.extend([text_turn('```python\nprint(7)\n```'), *end_turns('done')])
     result, _ = _run(station, _fence(endpoint, continues_final_message=False))
     assert result.cells == 1
@@ -64,8 +64,8 @@ def test_without_a_continuing_endpoint_the_fence_form_is_not_prefilled(station, 
     assert first.messages[-1]['role'] == 'user' and 'continue_final_message' not in first.body
 
 
-def test_a_claim_of_success_before_any_cell_is_told_that_nothing_changed(station, server,
-                                                                          endpoint):
+def test_a_claim_of_success_before_any_cell_is_told_that_nothing_changed(
+        station, server, endpoint):
     server.extend([text_turn('The blue block is in the green bowl.'),
                    *end_turns('The blue block is in the green bowl.')])
     result, _ = _run(station, _fence(endpoint, force_first_action=False))

@@ -10,7 +10,7 @@ millimetre (``finger tips z=0.768 m are below the floor 0.768 m``).
 from pyrua_agent.episode import EpisodeSpec, run_episode_spec
 import pytest
 
-PROGRAM = '''# %% every documented limit
+PROGRAM = """# %% every documented limit
 import math
 facts = robo.station_facts()
 for arm, arm_facts in facts.arms.items():
@@ -29,7 +29,7 @@ for arm, arm_facts in facts.arms.items():
     print('below', arm, below.reached, below.reason)
     print('up', arm, robo.move_to(arm, [x, y, facts.table_z_m + 0.08]).reached)
     robo.home(arm)
-'''
+"""
 
 
 @pytest.mark.parametrize('layout', [0])  # the probe points are clear of its objects
