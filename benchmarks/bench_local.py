@@ -11,12 +11,18 @@ minutes on two cores). Prints one line per measurement and, with ``--json``, wri
 - load: the server's model load time (its ready line);
 - speed: prompt tokens/s (a prompt evaluated with one reply token), generated tokens/s (the
   same prompt again, cached, with a long reply), with 1 and 2 threads;
-- time to first token of the code planner's real opening prompt, cold and with the system
-  prompt already cached (a new task card after it).
+- time to first token of a follow-up turn whose prefix the server still holds;
+- prefix states across processes: the first call of a fresh server on a long system prompt
+  and a task card, cold (an empty state folder) and then in a second fresh server with
+  another task card, loading the state the first one saved (how many prompt tokens each
+  evaluated, and the seconds).
+
+The load average is printed at the start and the end: quote it beside the figures.
 """
 
 import argparse
 import json
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -91,6 +97,39 @@ def speeds(model_name: str, threads: int, prompt_tokens: int) -> dict:
                 'cached_tokens': cached.prompt_tokens_details.cached_tokens}
 
 
+def prefix_states(model_name: str, prompt_tokens: int) -> dict:
+    """First call of a new server process: cold, then with the state another one saved."""
+    system = {'role': 'system', 'content': FILLER * max(1, prompt_tokens // 24)}
+    rows = {}
+    before = os.environ.get('PYRUA_PREFIX_CACHE')
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ['PYRUA_PREFIX_CACHE'] = folder  # the servers below inherit it
+        try:
+            for name, card in (('cold', 'Task: lift the red block.'),
+                               ('restored', 'Task: put the blue block in the green bowl.')):
+                with LocalServer(model_name) as server:
+                    client = openai.OpenAI(base_url=server.base_url, api_key='none',
+                                           timeout=3600, max_retries=0)
+                    started = time.monotonic()
+                    reply = client.chat.completions.create(
+                        model='local', messages=[system, {'role': 'user', 'content': card}],
+                        max_tokens=1, temperature=0)
+                    seconds = time.monotonic() - started
+                restored = (reply.model_extra or {}).get('timings', {}).get(
+                    'prefix_restored_tokens', 0)
+                rows[f'{name}_s'] = round(seconds, 2)
+                rows[f'{name}_evaluated'] = reply.usage.prompt_tokens - restored
+                rows['prompt_tokens'] = reply.usage.prompt_tokens
+        finally:
+            if before is None:
+                os.environ.pop('PYRUA_PREFIX_CACHE', None)
+            else:
+                os.environ['PYRUA_PREFIX_CACHE'] = before
+    rows['evaluated_fraction'] = round(rows['restored_evaluated'] / rows['prompt_tokens'], 3)
+    rows['speedup'] = round(rows['cold_s'] / rows['restored_s'], 1)
+    return rows
+
+
 def episode(model_name: str, planner: str, max_calls: int, folder: Path) -> dict:
     """One pick_place episode through ``pyrua run`` as a user runs it."""
     out = folder / f'{model_name}_{planner}.json'
@@ -115,6 +154,8 @@ def main() -> None:
     parser.add_argument('--threads', nargs='+', type=int, default=[1, 2])
     parser.add_argument('--prompt-tokens', type=int, default=1000)
     parser.add_argument('--setup', action='store_true', help='time a fresh-venv install')
+    parser.add_argument('--prefix-tokens', type=int, default=4000,
+                        help='system prompt size for the across-process prefix check; 0: skip')
     parser.add_argument('--episodes', action='store_true', help='one episode per planner')
     parser.add_argument('--planners', nargs='+', default=['code', 'tools'])
     parser.add_argument('--max-calls', type=int, default=8)
@@ -133,6 +174,11 @@ def main() -> None:
                    **speeds(name, threads, args.prompt_tokens)}
             print(row, flush=True)
             results.append(row)
+        if args.prefix_tokens:
+            row = {'model': name, 'what': 'prefix across processes',
+                   **prefix_states(name, args.prefix_tokens)}
+            print(row, flush=True)
+            results.append(row)
         if args.episodes:
             with tempfile.TemporaryDirectory() as folder:
                 for planner in args.planners:
@@ -140,6 +186,8 @@ def main() -> None:
                            **episode(name, planner, args.max_calls, Path(folder))}
                     print(row, flush=True)
                     results.append(row)
+    with open('/proc/loadavg') as stream:
+        print(f'load average at end: {stream.read().split()[0]}')
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1) + '\n')
 

@@ -10,8 +10,8 @@ counted in the model's own tokens: ``prompt_tokens``, ``completion_tokens`` and
 from the previous request: in an episode, everything but the newest turn).
 
 Only llama-cpp-python's stable high-level API is used (``Llama``, ``tokenize``,
-``create_completion``, ``metadata``), so the prebuilt 0.2.60 wheel and a 0.3.x source build
-both serve.
+``create_completion``, ``metadata``, ``LlamaGrammar`` for a forced call), so the prebuilt
+0.2.60 wheel and a 0.3.x source build both serve.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import time
 from typing import Any
 import uuid
 
+from .call_grammar import forced_call_grammar
 from .errors import MissingRuntime
 from .models import LocalModel
 from .prefix_cache import (
@@ -134,6 +135,8 @@ class LlamaBackend:
                  *, prefix_folder: Path | None = None) -> None:
         llama_cpp = import_llama_cpp()
         self._stopping = llama_cpp.StoppingCriteriaList
+        self._llama_cpp = llama_cpp
+        self._grammars: dict[str, Any] = {}  # GBNF text -> LlamaGrammar (reset per use)
         self.model = model
         self.config = config or BackendConfig()
         self.context_tokens = self.config.context_tokens or model.context_tokens
@@ -202,6 +205,18 @@ class LlamaBackend:
             raise RequestError(str(exc)) from exc
         return (prompt, force) if prefill is None else (prompt + prefill, None)
 
+    def _grammar(self, body: Mapping[str, Any], force: str | None) -> Any:
+        """Return the grammar of a forced call (``call_grammar.py``), else ``None``."""
+        if force is None:
+            return None
+        names = tuple(str((tool.get('function') or {}).get('name', ''))
+                      for tool in body.get('tools') or ())
+        text = forced_call_grammar(names, force)
+        if text not in self._grammars:
+            self._grammars[text] = self._llama_cpp.LlamaGrammar.from_string(text,
+                                                                            verbose=False)
+        return self._grammars[text]
+
     def stable_prefix(self, body: Mapping[str, Any], tokens: Sequence[int]) -> int:
         """
         Return how many leading ``tokens`` are the system prompt and tools alone.
@@ -254,7 +269,7 @@ class LlamaBackend:
                 top_p=float(body.get('top_p', 1.0 if temperature == 0 else 0.95)),
                 repeat_penalty=self.config.repeat_penalty, stop=body.get('stop') or None,
                 seed=body.get('seed', self.config.seed), stream=False,
-                stopping_criteria=stopping)
+                stopping_criteria=stopping, grammar=self._grammar(body, force))
         finally:
             self.progress.finish()
         elapsed = time.monotonic() - started
@@ -337,5 +352,7 @@ class LlamaBackend:
         calls = [{'id': f'call_{uuid.uuid4().hex[:12]}', 'type': 'function',
                   'function': {'name': c.name, 'arguments': c.arguments}}
                  for c in parsed.calls]
-        return {'role': 'assistant', 'content': parsed.text or None,
-                'tool_calls': calls}, 'tool_calls'
+        # A call cut at max_tokens stays 'length', as OpenAI reports it: the client must
+        # know its arguments may be incomplete.
+        return ({'role': 'assistant', 'content': parsed.text or None, 'tool_calls': calls},
+                'length' if finish == 'length' else 'tool_calls')

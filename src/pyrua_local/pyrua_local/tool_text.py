@@ -6,7 +6,8 @@ Three forms are recognised, in this order:
 1. Hermes / Qwen: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (one or more;
    a missing closing tag at the very end is accepted, as a reply cut by a stop token).
 2. A JSON object with ``name`` and ``arguments`` (or ``parameters``), alone or in a
-   ```` ```json ```` block.
+   ```` ```json ```` block; or several, one per line and nothing else (JSON Lines: each line
+   one call, in order).
 3. A ```` ```python ```` block, only where a tool named ``python`` with a ``code`` argument is
    offered: the block becomes ``python(code=...)``. A block with no language tag counts only
    if it compiles as Python.
@@ -162,6 +163,11 @@ def _json_object(text: str) -> TextParse | None:
         if call is not None:
             rest = '' if match is None else (text[:match.start()] + text[match.end():]).strip()
             return TextParse((call,), rest)
+    lines = [line.strip() for line in stripped.splitlines() if line.strip()]
+    if len(lines) > 1 and all(line.startswith('{') for line in lines):
+        calls = [_call_from_object(*_mended(line, 'json_lines')) for line in lines]
+        if all(call is not None for call in calls):
+            return TextParse(tuple(calls), '')
     return None
 
 

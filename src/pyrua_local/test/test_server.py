@@ -104,3 +104,26 @@ def test_a_server_dies_with_the_process_that_started_it(tmp_path):
                 break
         assert time.monotonic() < deadline, 'the server outlived the process that started it'
         time.sleep(0.2)
+
+
+ROBOT_TOOLS = [{'type': 'function', 'function': {
+    'name': name, 'description': f'robo.{name}(arm)',
+    'parameters': {'type': 'object', 'properties': {'arm': {'type': 'string'}}}}}
+    for name in ('pose', 'home')]
+
+
+def test_a_required_call_names_an_offered_tool_with_a_json_object(client):
+    # The task name in the card invites a call to it; the grammar of a forced call
+    # (call_grammar.py) allows only the offered names and one JSON object of arguments.
+    ask = [{'role': 'system', 'content': 'You control a robot with the tools.'},
+           {'role': 'user', 'content': 'Task: pick_place. Call pick_place(block="red").'}]
+    reply = client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
+                                           tool_choice='required', max_tokens=200)
+    assert reply.choices[0].finish_reason == 'tool_calls'
+    (call,) = reply.choices[0].message.tool_calls
+    assert call.function.name in ('pose', 'home')
+    assert isinstance(json.loads(call.function.arguments), dict)
+    # Cut at the output limit, the call comes back as it is, and says so.
+    cut = client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
+                                         tool_choice='required', max_tokens=20)
+    assert cut.choices[0].finish_reason == 'length'

@@ -78,3 +78,17 @@ def test_native_tool_call_arguments_get_the_same_mending():
         'code': 'print(2)'}
     bad = parse_tool_call('c3', 'python', '{"code": {"x": "print(3)"', tools)
     assert not bad.valid and 'not valid JSON' in bad.reason
+
+
+# The 0.5B model through the tools interface (heldout run, pick_place seed 2): one call a line.
+JSON_LINES = ('{"name": "pose", "arguments": {"arm": "left"}}\n'
+              '{"name": "pose", "arguments": {"arm": "right"}}')
+
+
+def test_json_calls_one_per_line_are_several_calls_in_order():
+    found = parse_text_tool_calls(JSON_LINES, ['pose', 'move_to'])
+    assert [(c.name, json.loads(c.arguments), c.form) for c in found.calls] == [
+        ('pose', {'arm': 'left'}, 'json_lines'), ('pose', {'arm': 'right'}, 'json_lines')]
+    # A line that is not a call (here: cut at the output limit) makes none of them a call.
+    cut = JSON_LINES + '\n{"name": "pose", "ar'
+    assert parse_text_tool_calls(cut, ['pose']).calls == ()

@@ -60,12 +60,15 @@ class ScriptedReply:
     :param calls: the tool calls, in order.
     :param reasoning_tokens: reported as reasoning and added to ``completion_tokens``.
     :param cached_tokens: force ``cached_tokens`` for this answer instead of computing it.
+    :param finish_reason: force it (e.g. ``'length'``: a reply cut at the output limit);
+        default ``'tool_calls'`` with calls, else ``'stop'``.
     """
 
     content: str | None = None
     calls: tuple[ScriptedCall, ...] = ()
     reasoning_tokens: int = 0
     cached_tokens: int | None = None
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +366,8 @@ def _completion(turn: ScriptedReply, body: Mapping[str, Any], prompt_tokens: int
         'id': f'chatcmpl-loopback-{serial}', 'object': 'chat.completion',
         'created': int(time.time()), 'model': body['model'],
         'choices': [{'index': 0, 'message': message, 'logprobs': None,
-                     'finish_reason': 'tool_calls' if calls else 'stop'}],
+                     'finish_reason': turn.finish_reason or (
+                         'tool_calls' if calls else 'stop')}],
         'usage': {
             'prompt_tokens': prompt_tokens, 'completion_tokens': completion,
             'total_tokens': prompt_tokens + completion,
