@@ -51,6 +51,12 @@ class EndpointConfig:
         names its ``python`` tool in ``tool_choice`` (or, in the fence form, prefills the
         opening of the block where the endpoint continues a reply), the tool interfaces send
         ``tool_choice='required'``. False: ``'auto'`` from the start.
+    :param force_every_call: every call that offers tools sends the first call's
+        ``tool_choice`` (``python`` named, or ``required``), not ``'auto'``: the model cannot
+        answer with text, so the episode ends on success (the guard) or a budget. For a small
+        local model, whose text replies were broken calls, not answers (pyrua_local's server
+        also constrains a forced call to an offered tool and a JSON object). No effect on
+        the fence form, which offers no tools.
     :param continues_final_message: the endpoint takes vLLM's ``continue_final_message``
         (the reply continues a partial assistant message); pyrua_local's server does.
     """
@@ -71,6 +77,7 @@ class EndpointConfig:
     prefill_tokens_per_s: float | None = None
     call_form: str = 'auto'
     force_first_action: bool = True
+    force_every_call: bool = False
     continues_final_message: bool = False
 
     def __post_init__(self) -> None:

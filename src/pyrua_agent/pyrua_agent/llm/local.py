@@ -29,6 +29,10 @@ LOCAL_TIMEOUT_S = 600.0
 LOCAL_CALL_FORM = 'fence'
 """The code interface's reply form for local models (``call_form='auto'``), as measured: see
 the README's section on small models (fenced blocks decoded every time; JSON calls did not)."""
+LOCAL_FORCE_EVERY_CALL = True
+"""Local models' tool calls are all forced (``EndpointConfig.force_every_call``), as measured:
+left to ``'auto'`` after the first, the 0.5B model wrote calls as JSON lines with an invented
+tool response after them, then copied the correction's last words as its answer."""
 LOCAL_MAX_OUTPUT_TOKENS = 768
 """Reply cap unless the endpoint sets one: a cell is a few hundred tokens; a CPU model makes
 5-40 tokens/s, so an unbounded ramble costs minutes."""
@@ -54,7 +58,7 @@ def local_endpoint(endpoint: EndpointConfig, base_url: str) -> EndpointConfig:
                    max_retries=min(endpoint.max_retries, 2),
                    call_form=(LOCAL_CALL_FORM if endpoint.call_form == 'auto'
                               else endpoint.call_form),
-                   continues_final_message=True)
+                   force_every_call=LOCAL_FORCE_EVERY_CALL, continues_final_message=True)
 
 
 @contextmanager

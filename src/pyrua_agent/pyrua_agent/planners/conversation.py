@@ -5,7 +5,8 @@ One model call per ``next_step`` at most. Each tool call of a reply becomes one 
 the order the model gave them; every call is answered (a cell's result, or the parse error
 of a malformed call, which runs no cell) before the next model call. The first call of an
 episode must act (``EndpointConfig.force_first_action``): each interface says how
-(``first_action``: a ``tool_choice``, or the opening of a reply to continue). A reply without
+(``first_action``: a ``tool_choice``, or the opening of a reply to continue); with
+``force_every_call`` every call offering tools sends that ``tool_choice``. A reply without
 a tool call is answered once with a correction message (``correction``: what to send to act,
 and that a second text-only reply ends the episode; while no cell has run, that nothing on
 the robot has changed); a text-only reply right after it ends the episode (``Finish``): the
@@ -243,6 +244,8 @@ class ConversationPlanner(ABC):
         choice, prefill = ('auto' if self.tools else None), None
         if self._calls == 0 and self.endpoint.force_first_action:
             choice, prefill = self.first_action()
+        elif self.tools and self.endpoint.force_every_call:
+            choice = self.first_action()[0]
         self._calls += 1
         extra = {} if prefill is None else {'prefill': prefill}
         reply = self._client.complete(self.messages, self.tools, tool_choice=choice, **extra)

@@ -1,7 +1,9 @@
 """The tool-calling baseline and its on-request variant over the loopback server."""
 
+import dataclasses
 import math
 
+from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import run_episode
 from pyrua_agent.llm import function_schema
 from pyrua_agent.planners import ToolCallingPlanner
@@ -175,3 +177,12 @@ def test_tools_planner_refuses_primitives_without_image(station, endpoint):
         ToolCallingPlanner(endpoint, primitives)
     with pytest.raises(ValueError, match="unknown image mode 'always'"):
         ToolCallingPlanner(endpoint, station.primitives(), images='always')
+
+
+def test_with_force_every_call_no_call_is_left_to_auto(station, server, endpoint):
+    endpoint = dataclasses.replace(endpoint, force_every_call=True)
+    server.extend([tool_turn(name, args) for name, args in PICK_PLACE_CALLS[:3]])
+    planner = ToolCallingPlanner(endpoint, station.primitives())
+    result = run_episode(station.world(), planner, budgets=BudgetConfig(max_llm_calls=3))
+    assert result.end_reason == 'call_budget' and result.cells == 3
+    assert [r.body['tool_choice'] for r in server.requests] == ['required'] * 3
