@@ -129,21 +129,9 @@ class ConversationPlanner(ABC):
         """Return the ``tool_choice`` and the reply prefill that make the first call act."""
 
     def calls_of(self, reply: ChatReply) -> list[ParseResult]:
-        """
-        Return the reply's calls, checked against the offered tools, in order.
-
-        In a reply cut at the output limit the last call may be incomplete even where its
-        JSON decodes (a mended brace): it does not run, and is answered as cut.
-        """
-        calls = [parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
-                 for c in reply.tool_calls]
-        if calls and reply.finish_reason == 'length':
-            last = calls[-1]
-            limit = self.endpoint.max_output_tokens
-            calls[-1] = ParseResult(
-                False, f'this call was cut off at the output limit (max_output_tokens={limit}) '
-                'and did not run; send it again, shorter', last.call_id, last.name)
-        return calls
+        """Return the reply's calls, checked against the offered tools, in order."""
+        return [parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
+                for c in reply.tool_calls]
 
     def answer_messages(self, answers: Sequence[ToolOutput]) -> list[dict[str, Any]]:
         """Return the messages that answer one reply's calls (tool messages by default)."""
