@@ -134,7 +134,8 @@ def measure(self, query: str, arm: str | None = None, *,
     :param arm: the arm that may move ('left' or 'right'; pass the free one while the
         other holds something); default: the nearer one, then the other. The arm stays
         where it looked (above the object). A free arm out over the table that hides
-        the object from the head camera is moved home first (the note says so).
+        the object from the head camera is moved home first, carrying what it holds
+        (the note says so); the other arm, when ``arm`` names one, is never moved.
     :returns: a LocateResult measured by the head and a wrist camera; when no
         viewpoint gave a height, the head-only result with a ``note`` saying why.
     """
@@ -144,7 +145,10 @@ def measure(self, query: str, arm: str | None = None, *,
     if not rough.found and _maybe_hidden(rough.reason):
         # An arm over the table hides part of the object from the head camera.
         away = [a for a in self.arms if _away_from_home(self, a)]
-        homed = [a for a in away if a in arms and not self.pose(a).held]
+        # An arm that holds something carries it home (its grip is kept): the caller let
+        # it move, and a bowl it hides is not found while it stays (issue 31).
+        homed = [a for a in away if a in arms]
+        carrying = [a for a in homed if self.pose(a).held]
         for name in homed:
             self.home(name, cancel=cancel)
         rough = self.locate(query) if homed else rough
@@ -176,8 +180,10 @@ def measure(self, query: str, arm: str | None = None, *,
                             self.station.table_height_m(), bases)
     if result.found and homed:
         moved = ' and '.join(f'robo.home({a!r})' for a in homed)
+        kept = ''.join(f'; the {a} arm still holds what it held'
+                       for a in carrying if self.pose(a).held)
         result = replace(result, note=f'found after {moved}: that arm hid it from the '
-                         f'head camera' + (f'; {result.note}' if result.note else ''))
+                         f'head camera{kept}' + (f'; {result.note}' if result.note else ''))
     if holders and result.found and result.height_m is None:
         held, tried = holders[0], f'; {result.note}' if views and result.note else ''
         result = replace(result, note=(

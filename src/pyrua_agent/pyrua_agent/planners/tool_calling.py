@@ -43,6 +43,11 @@ MOTION_PRIMITIVES = ACTING
 """Pictures follow these (the registry's acting primitives)."""
 SHOW_TOOL = 'show'
 IMAGE_PRIMITIVE = 'image'
+TOOL_ORDER = ('measure', 'open_gripper', 'move_to', 'close_gripper', 'locate', 'locate_all',
+              'pose', 'home', 'reachable', 'image', SHOW_TOOL)
+"""The tool list starts with these, in this order (the rest follow by name): the worked
+example's tools in the order it calls them, then the other everyday ones. A small model
+given an alphabetical list called ``back_project`` first, or every tool in list order."""
 IMAGE_TOOL_DESCRIPTION = (
     'Capture one camera image now and return it to you.\n\nReturns: the picture, after a '
     'placeholder line [image k: camera].')
@@ -127,6 +132,11 @@ def call_code(name: str, arguments: Mapping[str, Any],
     return '\n'.join(lines)
 
 
+def _tool_rank(schema: Mapping[str, Any]) -> tuple[int, str]:
+    name = schema['function']['name']
+    return (TOOL_ORDER.index(name) if name in TOOL_ORDER else len(TOOL_ORDER), name)
+
+
 class ToolCallingPlanner(ConversationPlanner):
     """
     An LLM that calls the primitives one tool call at a time.
@@ -175,6 +185,7 @@ class ToolCallingPlanner(ConversationPlanner):
                 schema['function']['description'] = IMAGE_TOOL_DESCRIPTION
         if images == 'on_request':
             self.schemas.append(function_schema(show, SHOW_TOOL))
+        self.schemas.sort(key=_tool_rank)
         self._show_cameras: tuple[str, ...] = ()
 
     def build_tools(self, card: TaskCard) -> list[dict[str, Any]]:

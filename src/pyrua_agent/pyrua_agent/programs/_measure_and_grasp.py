@@ -53,7 +53,11 @@ def grasp(name, arm, obj, width=None):
 
 def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
     """Set the held block down with its centre at (xy, z_centre), let go and rise."""
-    print(robo.move_to(arm, [*xy, HOVER_Z]))
+    over = robo.move_to(arm, [*xy, HOVER_Z])
+    if not over.reached:  # a long straight line can run a wrist joint to its limit
+        print(over)
+        over = robo.move_to(arm, [*xy, HOVER_Z], path='joint')
+    print(over)
     print(robo.move_to(arm, [*xy, z_centre + 0.007], descend=True))
     print(robo.open_gripper(arm))
     print(robo.move_to(arm, [*xy, HOVER_Z]))

@@ -34,7 +34,11 @@ middle = measure(block_name, 'right')
 assert middle.found, middle.reason
 assert grasp(block_name, 'right', middle), 'right arm could not pick the block up'
 bx, by, _ = bowl.position_m
-print(robo.move_to('right', [bx, by, HOVER_Z]))
+over = robo.move_to('right', [bx, by, HOVER_Z])
+if not over.reached:  # a straight line from the middle can run a wrist joint to its limit
+    print(over)
+    over = robo.move_to('right', [bx, by, HOVER_Z], path='joint')
+print(over)
 print(robo.open_gripper('right'))
 print(robo.move_to('right', [bx, by, HOVER_Z]))
 

@@ -32,11 +32,14 @@ def _run(station, endpoint, images='after_motion', **kwargs):
     return run_episode(station.world(), planner), planner
 
 
-def _expected_tools(station):
-    tools = [function_schema(tool_view(fn, name), name)
-             for name, fn in station.primitives().items()]
-    tools[-1]['function']['description'] = IMAGE_TOOL_DESCRIPTION
-    return tools
+def _expected_tools(station, extra=()):
+    """Return the toy station's tools in the planner's order (TOOL_ORDER, then by name)."""
+    by_name = {name: function_schema(tool_view(fn, name), name)
+               for name, fn in station.primitives().items()}
+    by_name['image']['function']['description'] = IMAGE_TOOL_DESCRIPTION
+    by_name.update({schema['function']['name']: schema for schema in extra})
+    return [by_name[name] for name in ('open_gripper', 'move_to', 'close_gripper', 'locate',
+                                       'image', *(s['function']['name'] for s in extra))]
 
 
 def test_tools_planner_solves_pick_place_with_pictures_after_motions(station, server,
@@ -67,8 +70,7 @@ def test_tool_schemas_and_prompt_come_from_the_primitives(station, server, endpo
     request = server.requests[0]
     tools = _expected_tools(station)
     assert request.body['tools'] == tools
-    assert [t['function']['name'] for t in tools] == list(station.primitives())
-    assert tools[-1]['function']['name'] == 'image'
+    assert sorted(t['function']['name'] for t in tools) == sorted(station.primitives())
     move = next(t for t in tools if t['function']['name'] == 'move_to')['function']
     assert move['parameters']['required'] == ['arm', 'xyz']
     assert move['parameters']['properties']['xyz'] == {
@@ -94,8 +96,7 @@ def test_on_request_variant_adds_show_and_sends_no_automatic_pictures(station, s
     result, planner = _run(station, endpoint, images='on_request')
     assert planner.name == 'tools_on_request'
     requests = server.requests
-    assert requests[0].body['tools'] == _expected_tools(station) + [
-        function_schema(show, 'show')]
+    assert requests[0].body['tools'] == _expected_tools(station, [function_schema(show, 'show')])
     assert prompt_text('notes_tools_on_request.md') in requests[0].messages[0]['content']
     assert '[returns the camera pictures]' not in requests[0].messages[0]['content']
     assert requests[1].roles[-1] == 'tool' and requests[1].image_count == len(station.cameras)

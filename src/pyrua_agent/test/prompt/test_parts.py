@@ -49,7 +49,7 @@ def test_worked_examples_use_what_the_move_to_docstring_says():
     assert 'max(z, facts.lowest_descend_z_m)' in code and 'descend=True' in code
     assert 'robo.station_facts()' in code
     tools = prompt_text('example_tools.md')
-    assert 'at least the lowest z with descend=True' in tools
+    assert 'at least the lowest z with descend=true' in tools
     for text in (code, tools):
         assert 'pick_place' in text  # the seen task is named
 

@@ -34,8 +34,8 @@ MIN_IOU_SLOPE_PER_M = 1.9
 """Mean IoU must fall at least this much per metre below the best height (0.038 per 20 mm).
 
 Measured on rendered scenes: 2.2 to 6 for well-separated views, 1.5 for a wrist camera
-looking along the head camera's ray. Heights up to ``SLOPE_SPAN_M / 2`` are not checked:
-a flat object's best height is at the bottom of the range, where the curve is level."""
+looking along the head camera's ray. Heights up to ``SLOPE_SPAN_M / 2`` are checked above
+the best height instead (below it the curve stops at the bottom of the range)."""
 SQUARE_TOLERANCE = 0.12
 """Sides within this fraction of each other make a square: heading is then in (-45, 45] deg."""
 
@@ -235,12 +235,15 @@ def hull_estimate(
     i = int(np.argmax(fine_scores))
     height = float(fine[i])
     # Views from nearly the same direction cannot tell a lower object from a taller one:
-    # the IoU then hardly drops below the best height. Such a height is not measured.
-    lower = max(COARSE_STEP_M / 2, height - SLOPE_SPAN_M)
-    if height > SLOPE_SPAN_M / 2:
-        drop = fine_scores[i] - grid.silhouette_iou(grid.carve(lower), lower)
-        if drop < MIN_IOU_SLOPE_PER_M * (height - lower):
-            return HullEstimate(grid.footprint(grid.bottom_ok, outline), math.nan, 0.0)
+    # the IoU then hardly drops below the best height. Such a height is not measured. A
+    # best height near the bottom of the range is checked above it instead: two alike
+    # views of a whole 40 mm bowl far out best fit a 4 mm prism (issue 31).
+    other = max(COARSE_STEP_M / 2, height - SLOPE_SPAN_M)
+    if height <= SLOPE_SPAN_M / 2:
+        other = height + SLOPE_SPAN_M
+    drop = fine_scores[i] - grid.silhouette_iou(grid.carve(other), other)
+    if drop < MIN_IOU_SLOPE_PER_M * abs(height - other):
+        return HullEstimate(grid.footprint(grid.bottom_ok, outline), math.nan, 0.0)
     keep = grid.carve(height)
     if not keep.any():
         return None

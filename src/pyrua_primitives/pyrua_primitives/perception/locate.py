@@ -47,6 +47,9 @@ the estimates of that kind (blocks, bowls, pegs, buttons alike), on seeds 0 and 
 view (``'none'``) places the centre by the mask's footprint on the table: off by up to 3 cm
 (4.5 cm for nouns wider than ``WIDE_M``, a bowl: ``'none_wide'``)."""
 WIDE_M = 0.08
+MASK_EDGE_M = 0.005
+"""Added to a one-view region's geometric bound: a mask's edge pixels and shaded faces
+(measured on the twin: two touching blocks seen as one region by the head)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,9 @@ class LocateResult:
     measured: ``'depth'``, ``'rgb_hull'`` (two or more views), ``'flat'`` (a flat noun on
     the table plane; height_m is its nominal thickness) or ``'none'`` (one view: no height).
     ``bound_m`` is the per-axis error bound (x, y, z) that held for 90 % of such estimates
-    on the twin (``BOUNDS_M``). ``note`` says why no wrist view measured the height.
+    on the twin (``BOUNDS_M``); with one view it is widened to what a region larger than
+    the noun allows (``_one_view_bound``: two touching blocks seen as one), and the note
+    says so. ``note`` says why no wrist view measured the height.
     ``colour`` is the colour the segmenter saw ('' when it names none), also for a query
     without one (``locate_all('block')``). A button's cap is fitted above its base, 30 mm up
     (``query.NOUNS``).
@@ -135,7 +140,13 @@ def _matches_shape(est: HullEstimate, shape: NounShape) -> str:
     low = 0.6 * min(shape.width_m, shape.depth_m)
     high = 1.4 * max(shape.width_m, shape.depth_m) + slack
     if not (shortest >= low and longest <= high):
-        return f'footprint {_mm(est.footprint.size_m)} mm'
+        narrow = est.footprint.narrowest_m
+        # A round outline cut by an occluder is a crescent: its enclosing circle is nearly
+        # whole, its narrowest width is what fails; say so (not only the circle's size).
+        cut = (f' (narrowest {narrow * 1000:.0f} mm vs at least {low * 1000:.0f} mm: partly '
+               'hidden?)' if not math.isnan(narrow) and narrow < low
+               and min(est.footprint.size_m) >= low else '')
+        return f'footprint {_mm(est.footprint.size_m)} mm{cut}'
     if measured and abs(est.height_m - shape.height_m) > 0.5 * shape.height_m + 0.01:
         return f'height {est.height_m * 1000:.0f} mm'
     return ''
@@ -369,6 +380,13 @@ def _result(query: str, chosen: _Candidate, shape: NounShape, table_z_m: float) 
     cx, cy = est.footprint.center_xy_m
     height = None if math.isnan(est.height_m) else float(est.height_m)
     z = None if height is None else table_z_m + height / 2
+    bound = BOUNDS_M[f'{chosen.source}_wide' if chosen.source == 'none'
+                     and shape.width_m > WIDE_M else chosen.source]
+    note = chosen.note
+    if chosen.source == 'none':
+        noun = parse_query(query)
+        bound, wider = _one_view_bound(est, shape, noun.noun if noun else 'object', bound)
+        note = '; '.join(n for n in (note, wider) if n)
     return LocateResult(
         found=True,
         reason='',
@@ -381,9 +399,41 @@ def _result(query: str, chosen: _Candidate, shape: NounShape, table_z_m: float) 
         cameras=chosen.cameras,
         pixels=chosen.pixels,
         height_source=chosen.source,
-        bound_m=BOUNDS_M[f'{chosen.source}_wide' if chosen.source == 'none'
-                         and shape.width_m > WIDE_M else chosen.source],
-        note=chosen.note and (f'{chosen.note}; robo.measure({query!r}) moves a wrist camera '
-                              'above it and measures it'),
+        bound_m=bound,
+        note=note and (f'{note}; robo.measure({query!r}) moves a wrist camera above it and '
+                       'measures it'),
         colour=chosen.colour,
     )
+
+
+def _one_view_bound(est: HullEstimate, shape: NounShape, noun: str,
+                    calibrated: tuple[float, float, float | None]
+                    ) -> tuple[tuple[float, float, float | None], str]:
+    """
+    Widen a one-view bound to what the region itself allows; say so when it is wider.
+
+    One view's footprint (the mask on the table plane) contains the object's own, so the
+    object's centre lies within half of (region side - the noun's narrowest side) of the
+    region's centre along each side of the region (+ ``MASK_EDGE_M``): rotated into x and
+    y, that bounds the
+    centre whatever merged into the region (two touching blocks of a colour seen as one).
+    The calibrated bound holds for a region of one whole object; the wider of the two is
+    reported, and where it is ``MASK_EDGE_M`` or more wider a note says how much larger the
+    region is than the noun.
+    """
+    (w, d), heading = est.footprint.size_m, est.footprint.heading_rad
+    nominal = min(shape.width_m, shape.depth_m)
+    half_w = max(w - nominal, 0.0) / 2 + MASK_EDGE_M
+    half_d = max(d - nominal, 0.0) / 2 + MASK_EDGE_M
+    c, s = abs(math.cos(heading)), abs(math.sin(heading))
+    bx = max(calibrated[0], c * half_w + s * half_d)
+    by = max(calibrated[1], s * half_w + c * half_d)
+    if bx <= calibrated[0] and by <= calibrated[1]:
+        return calibrated, ''
+    if max(bx - calibrated[0], by - calibrated[1]) < MASK_EDGE_M:
+        return (bx, by, calibrated[2]), ''  # a few mm wider: not worth a note
+    note = (f'one view saw a region {_mm((w, d))} mm vs a {_mm((shape.width_m, shape.depth_m))}'
+            f' mm {noun} (grown by its height away from the camera, or touching objects of'
+            ' a colour merged into one region):'
+            f' its centre is only known to +-({bx * 1000:.0f}, {by * 1000:.0f}) mm')
+    return (bx, by, calibrated[2]), note

@@ -196,3 +196,44 @@ def test_locate_all_without_a_colour_says_the_colour_each_match_has(pair_scene, 
     assert repr(blocks[0]).startswith("LocateResult(found, 'block' (red) at (-0.15")
     named = locate(pair_scene, 'leftmost red block', color, 0.765)
     assert named.colour == 'red' and "'leftmost red block' at" in repr(named)
+
+
+@pytest.mark.parametrize('second_xy', [(0.0, 0.042), (0.03, 0.03), (0.035, 0.035)])
+def test_a_one_view_region_of_two_touching_blocks_has_a_bound_that_covers_each(
+        scenes, color, second_xy):
+    # Issue 31 item 5: two touching blocks of a colour, one behind the other as the head
+    # looks, are one region for the head alone, ~100 mm long; before, its bound was the
+    # 30 mm of one whole block's region, and a block's centre lay up to 35 mm off the
+    # region's centre, outside that bound.
+    xys = [(0.0, 0.0), second_xy]
+    frames = scenes.render([scenes.Thing('box', 'red', xy, (0.04, 0.04, 0.04)) for xy in xys])
+    result = locate(frames[:1], 'red block', color, 0.765)
+    assert result.found and result.height_source == 'none'
+    assert max(result.size_m) > 0.09  # the merged region, not one block
+    x, y, _ = result.position_m
+    bx, by, _ = result.bound_m
+    for bxy in xys:
+        assert abs(x - bxy[0]) <= bx and abs(y - bxy[1]) <= by, (bxy, result)
+    assert re.search(r'one view saw a region \d+x\d+ mm vs a 40x40 mm block \(grown by its '
+                     r'height away from the camera, or touching objects of a colour merged '
+                     r'into one region\): its centre is only '
+                     r'known to \+-\(\d+, \d+\) mm', result.note)
+    assert max(bx, by) > 0.03
+
+
+def test_one_block_seen_by_the_head_alone_keeps_the_calibrated_bound(block_scene, color):
+    result = locate(block_scene[0][:1], 'red block', color, 0.765)
+    assert result.bound_m == (0.03, 0.03, None)
+    assert 'one view saw a region' not in result.note
+
+
+def test_a_bowl_cut_by_an_occluder_says_its_narrowest_width(scenes, color):
+    # Issue 31 item 4: a bowl cut by an arm is a crescent whose enclosing circle is whole;
+    # the refusal names the narrowest width (what failed), not only the circle's size.
+    bowl = scenes.Thing('cylinder', 'blue', (0.0, 0.1), (0.13, 0.13, 0.04))
+    pillar = scenes.Thing('box', 'red', (0.02, 0.05), (0.05, 0.03, 0.30))  # an arm's link
+    frames = scenes.render([bowl, pillar])
+    result = locate(frames[:1], 'blue bowl', color, 0.765)
+    assert not result.found
+    assert re.search(r'footprint \d+x\d+ mm \(narrowest \d+ mm vs at least 78 mm: partly '
+                     r'hidden\?\)', result.reason), result.reason
