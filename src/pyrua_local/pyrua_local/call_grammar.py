@@ -5,10 +5,8 @@ The grammar of a forced tool call: a tool the request offers, with a JSON object
 (``template.TOOL_CALL_PREFILL``); what the model writes after it is then constrained, as
 hosted APIs and vLLM's guided decoding constrain a required call: the name is one of the
 offered tools' (a small model otherwise calls the task, ``pick_place(...)``), and the
-arguments are one JSON object (no arguments wrapped twice, no Python triple quotes). A
-``required`` reply may hold several calls, each in its own ``<tool_call>`` block, as the tool
-interface's prompt says (they run in order); a named tool is called once. The grammar is
-GBNF, llama.cpp's own format (``llama_cpp.LlamaGrammar.from_string``).
+arguments are one JSON object (no arguments wrapped twice, no Python triple quotes). The
+grammar is GBNF, llama.cpp's own format (``llama_cpp.LlamaGrammar.from_string``).
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ def forced_call_grammar(tool_names: Sequence[str], force: str) -> str:
 
     :param tool_names: the names of the tools the request offers.
     :param force: ``''`` for ``required`` (the model picks the name: the continuation is
-        ``NAME", "arguments": {...}}`` and ``</tool_call>``, then optionally more calls, each
-        a whole ``<tool_call>`` block), else the named tool (already in the prefill: the
+        ``NAME", "arguments": {...}}``), else the named tool (already in the prefill: the
         continuation is ``{...}}``).
     :raises ValueError: for no tools, or a name a grammar literal cannot hold.
     """
@@ -48,7 +45,5 @@ def forced_call_grammar(tool_names: Sequence[str], force: str) -> str:
         root = 'root ::= object "}"'
     else:
         names = ' | '.join(f'"{name}"' for name in sorted(set(tool_names)))
-        root = ('root ::= call "\\n</tool_call>" ( "\\n<tool_call>\\n{\\"name\\": \\"" call '
-                '"\\n</tool_call>" )*\n'
-                f'call ::= ( {names} ) "\\", \\"arguments\\": " object "}}"')
+        root = f'root ::= ( {names} ) "\\", \\"arguments\\": " object "}}"'
     return root + '\n' + _JSON_RULES.strip() + '\n'

@@ -6,12 +6,8 @@ import pytest
 
 def test_required_lists_the_offered_names_and_a_named_call_only_its_arguments():
     required = forced_call_grammar(['pose', 'move_to', 'pose'], '')
-    # one call, then optionally more, each a whole <tool_call> block (the prompt says a
-    # reply may hold several calls; one call a reply cannot do pick_place in 6 calls)
-    assert required.splitlines()[:2] == [
-        'root ::= call "\\n</tool_call>" '
-        '( "\\n<tool_call>\\n{\\"name\\": \\"" call "\\n</tool_call>" )*',
-        'call ::= ( "move_to" | "pose" ) "\\", \\"arguments\\": " object "}"']
+    assert required.splitlines()[0] == (
+        'root ::= ( "move_to" | "pose" ) "\\", \\"arguments\\": " object "}"')
     assert forced_call_grammar(['python'], 'python').splitlines()[0] == 'root ::= object "}"'
 
 

@@ -134,8 +134,7 @@ def measure(self, query: str, arm: str | None = None, *,
     :param arm: the arm that may move ('left' or 'right'; pass the free one while the
         other holds something); default: the nearer one, then the other. The arm stays
         where it looked (above the object). A free arm out over the table that hides
-        the object from the head camera is moved home first, carrying what it holds
-        (the note says so); the other arm, when ``arm`` names one, is never moved.
+        the object from the head camera is moved home first (the note says so).
     :returns: a LocateResult measured by the head and a wrist camera; when no
         viewpoint gave a height, the head-only result with a ``note`` saying why.
     """
