@@ -51,13 +51,20 @@ def grasp(name, arm, obj, width=None):
     return False
 
 
-def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
-    """Set the held block down with its centre at (xy, z_centre), let go and rise."""
+def carry_over(arm, xy):
+    """Move to hover height over xy by a line, else by a joint move; print each result."""
+    # a long straight line can run a wrist joint to its limit
     over = robo.move_to(arm, [*xy, HOVER_Z])
-    if not over.reached:  # a long straight line can run a wrist joint to its limit
+    if not over.reached:
         print(over)
         over = robo.move_to(arm, [*xy, HOVER_Z], path='joint')
     print(over)
+    return over
+
+
+def put_down(arm, xy, z_centre=TABLE_Z + 0.02):
+    """Set the held block down with its centre at (xy, z_centre), let go and rise."""
+    carry_over(arm, xy)
     print(robo.move_to(arm, [*xy, z_centre + 0.007], descend=True))
     print(robo.open_gripper(arm))
     print(robo.move_to(arm, [*xy, HOVER_Z]))

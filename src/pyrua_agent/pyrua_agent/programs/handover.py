@@ -34,11 +34,7 @@ middle = measure(block_name, 'right')
 assert middle.found, middle.reason
 assert grasp(block_name, 'right', middle), 'right arm could not pick the block up'
 bx, by, _ = bowl.position_m
-over = robo.move_to('right', [bx, by, HOVER_Z])
-if not over.reached:  # a straight line from the middle can run a wrist joint to its limit
-    print(over)
-    over = robo.move_to('right', [bx, by, HOVER_Z], path='joint')
-print(over)
+carry_over('right', (bx, by))
 print(robo.open_gripper('right'))
 print(robo.move_to('right', [bx, by, HOVER_Z]))
 
