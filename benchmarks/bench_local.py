@@ -15,7 +15,11 @@ minutes on two cores). Prints one line per measurement and, with ``--json``, wri
 - prefix states across processes: the first call of a fresh server on a long system prompt
   and a task card, cold (an empty state folder) and then in a second fresh server with
   another task card, loading the state the first one saved (how many prompt tokens each
-  evaluated, and the seconds).
+  evaluated, and the seconds);
+- prompt-lookup decoding (``--lookup N``): the first request of a pick_place episode per
+  interface (as ``pyrua prompt`` builds it, with the reply start the planner forces),
+  answered greedily by a server without and one with lookup: prompt and generated tokens/s,
+  the server's peak RSS, and whether the two replies are the same text.
 
 The load average is printed at the start and the end: quote it beside the figures.
 """
@@ -130,6 +134,72 @@ def prefix_states(model_name: str, prompt_tokens: int) -> dict:
     return rows
 
 
+def _peak_rss_mb(pid: int) -> float:
+    with open(f'/proc/{pid}/status') as stream:
+        for line in stream:
+            if line.startswith('VmHWM:'):
+                return round(int(line.split()[1]) / 1024, 1)
+    return float('nan')
+
+
+def first_requests(model_name: str) -> dict:
+    """Return the first chat body of a pick_place episode per interface, as it is sent."""
+    from pyrua_agent.episode import EpisodeSpec
+    from pyrua_agent.episode.opening_view import opening_view
+    from pyrua_agent.llm import EndpointConfig
+    from pyrua_primitives.world import world_of
+
+    bodies = {}
+    for planner in ('code', 'tools'):
+        spec = EpisodeSpec(task='pick_place', planner=planner, world=world_of('pick_place'),
+                           endpoint=EndpointConfig(model=f'local:{model_name}'), record=False)
+        view = opening_view(spec)
+        body = {'messages': list(view.messages), 'max_tokens': 512, 'temperature': 0}
+        if planner == 'code':  # the code planner opens a local model's reply as a fence
+            body['messages'].append({'role': 'assistant', 'content': '```python\n'})
+            body['extra_body'] = {'continue_final_message': True}
+        else:
+            body['tools'] = view.tools
+            body['tool_choice'] = 'required'
+        bodies[planner] = body
+    return bodies
+
+
+def lookup_decoding(model_name: str, lookup: int, threads: int | None) -> list[dict]:
+    """Answer the same first requests without and with prompt-lookup decoding (greedy)."""
+    bodies = first_requests(model_name)
+    replies, rows = {}, []
+    for pred in (0, lookup):
+        config = BackendConfig(threads=threads, prompt_lookup=pred, prefix_cache_bytes=0)
+        with LocalServer(model_name, config=config) as server:
+            client = openai.OpenAI(base_url=server.base_url, api_key='none', timeout=3600,
+                                   max_retries=0)
+            for planner, body in bodies.items():
+                # Read the prompt alone first, so the timed request below is generation.
+                short = {**body, 'max_tokens': 1}
+                started = time.monotonic()
+                first = client.chat.completions.create(model='local', **short)
+                prefill_s = time.monotonic() - started
+                started = time.monotonic()
+                reply = client.chat.completions.create(model='local', **body)
+                gen_s = time.monotonic() - started
+                message = reply.choices[0].message
+                text = message.content or json.dumps(
+                    [c.function.model_dump() for c in message.tool_calls or ()])
+                replies[pred, planner] = text
+                rows.append({'model': model_name, 'what': 'lookup', 'num_pred_tokens': pred,
+                             'planner': planner, 'prompt_tokens': first.usage.prompt_tokens,
+                             'prompt_tok_s': round(first.usage.prompt_tokens / prefill_s, 1),
+                             'completion_tokens': reply.usage.completion_tokens,
+                             'gen_tok_s': round(reply.usage.completion_tokens / gen_s, 2),
+                             'server_peak_rss_mb': _peak_rss_mb(server._process.pid)})
+    for row in rows:
+        if row['num_pred_tokens']:
+            row['same_reply'] = replies[row['num_pred_tokens'], row['planner']] == replies[
+                0, row['planner']]
+    return rows
+
+
 def episode(model_name: str, planner: str, max_calls: int, folder: Path) -> dict:
     """One pick_place episode through ``pyrua run`` as a user runs it."""
     out = folder / f'{model_name}_{planner}.json'
@@ -159,6 +229,8 @@ def main() -> None:
     parser.add_argument('--episodes', action='store_true', help='one episode per planner')
     parser.add_argument('--planners', nargs='+', default=['code', 'tools'])
     parser.add_argument('--max-calls', type=int, default=8)
+    parser.add_argument('--lookup', type=int, default=0,
+                        help='also compare prompt-lookup decoding with this many draft tokens')
     parser.add_argument('--json', type=Path, default=None)
     args = parser.parse_args()
     with open('/proc/loadavg') as stream:
@@ -179,6 +251,10 @@ def main() -> None:
                    **prefix_states(name, args.prefix_tokens)}
             print(row, flush=True)
             results.append(row)
+        if args.lookup:
+            for row in lookup_decoding(name, args.lookup, None):
+                print(row, flush=True)
+                results.append(row)
         if args.episodes:
             with tempfile.TemporaryDirectory() as folder:
                 for planner in args.planners:

@@ -75,6 +75,11 @@ class BackendConfig:
     :param prefix_cache_bytes: cap of the on-disk prefix states (``prefix_cache.py``): the
         state after the system prompt and tools is kept and loaded by later requests and
         processes instead of reading them again. 0 turns it off.
+    :param prompt_lookup: draft this many tokens a step by prompt-lookup decoding (llama.cpp's
+        ``LlamaPromptLookupDecoding``: the continuation of the last n-gram's earlier match in
+        the prompt, checked by one batched forward pass). 0 (default) is off: it makes
+        llama.cpp keep logits for every context position (n_ctx x vocabulary floats) and its
+        measured effect is in ``benchmarks/bench_local.py`` (``--lookup``).
     """
 
     context_tokens: int | None = None
@@ -84,6 +89,7 @@ class BackendConfig:
     seed: int = 0
     tool_calls: str = 'native'
     prefix_cache_bytes: int = DEFAULT_CAPACITY_BYTES
+    prompt_lookup: int = 0
 
     def __post_init__(self) -> None:
         if self.tool_calls not in TOOL_CALL_MODES:
@@ -94,6 +100,8 @@ class BackendConfig:
             raise ValueError(f'context_tokens {self.context_tokens} vs >= 512')
         if self.prefix_cache_bytes < 0:
             raise ValueError(f'prefix_cache_bytes {self.prefix_cache_bytes} vs >= 0 (0: off)')
+        if self.prompt_lookup < 0:
+            raise ValueError(f'prompt_lookup {self.prompt_lookup} vs >= 0 (0: off)')
 
 
 def import_llama_cpp() -> Any:
@@ -141,18 +149,26 @@ class LlamaBackend:
         self.config = config or BackendConfig()
         self.context_tokens = self.config.context_tokens or model.context_tokens
         threads = self.config.threads or min(DEFAULT_MAX_THREADS, os.cpu_count() or 1)
+        draft = None
+        if self.config.prompt_lookup:
+            from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+            draft = LlamaPromptLookupDecoding(num_pred_tokens=self.config.prompt_lookup)
         started = time.monotonic()
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=self.context_tokens,
                                    n_threads=threads, n_threads_batch=threads,
-                                   seed=self.config.seed, verbose=False)
+                                   seed=self.config.seed, draft_model=draft, verbose=False)
         self.load_s = time.monotonic() - started
         self.threads = threads
         self.runtime = f'llama-cpp-python {llama_cpp.__version__}'
         self.tokenizer = ModelTokenizer(model, llm=self.llm)
         self.prefix_cache = None
         if self.config.prefix_cache_bytes:
+            # A state taken with logits kept for every position differs in size and layout.
+            identity = model_identity(model, path) + (
+                ':all-logits' if self.config.prompt_lookup else '')
             self.prefix_cache = PrefixCache(
-                llama_cpp, model_identity(model, path), self.tokenizer.template.source,
+                llama_cpp, identity, self.tokenizer.template.source,
                 prefix_folder or prefix_cache_dir() / model.name,
                 capacity_bytes=self.config.prefix_cache_bytes)
         self.progress = CallProgress()
@@ -160,8 +176,10 @@ class LlamaBackend:
         self.cancelled = 0
 
     def __repr__(self) -> str:
+        lookup = (f', prompt lookup {self.config.prompt_lookup}'
+                  if self.config.prompt_lookup else '')
         return (f'LlamaBackend({self.model.name!r}, {self.runtime}, ctx {self.context_tokens}, '
-                f'{self.threads} threads)')
+                f'{self.threads} threads{lookup})')
 
     def tokenize(self, text: str) -> list[int]:
         """Return the model's tokens of a rendered prompt (special tokens parsed)."""

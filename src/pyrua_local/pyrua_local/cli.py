@@ -52,6 +52,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help='MiB of system-prompt states kept on disk for later requests and '
                              'runs (default %(default)s; 0: off); folder: $PYRUA_PREFIX_CACHE, '
                              'else prefix/ beside the model cache')
+    parser.add_argument('--prompt-lookup', type=int, default=0,
+                        help='draft tokens a step by prompt-lookup decoding (default 0: off; '
+                             'it keeps logits for every context position)')
     parser.add_argument('--die-with-parent', action='store_true',
                         help='exit when the process that started this one dies (Linux; what '
                              'LocalServer asks for, so a killed run leaves no server behind)')
@@ -73,7 +76,8 @@ def serve(args: argparse.Namespace) -> int:
                            temperature=args.temperature, seed=args.seed,
                            repeat_penalty=args.repeat_penalty,
                            tool_calls=args.tool_calls,
-                           prefix_cache_bytes=max(0, args.prefix_cache_mb) << 20)
+                           prefix_cache_bytes=max(0, args.prefix_cache_mb) << 20,
+                           prompt_lookup=args.prompt_lookup)
     backend = LlamaBackend(model, path, config)
     server = ModelHTTPServer(backend, args.host, args.port)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)

@@ -71,6 +71,8 @@ class LocalServer:
                 '--gguf', str(path), '--port', '0', '--tool-calls', cfg.tool_calls,
                 '--temperature', repr(cfg.temperature), '--seed', str(cfg.seed),
                 '--repeat-penalty', repr(cfg.repeat_penalty), '--die-with-parent']
+        argv += ['--prefix-cache-mb', str(-(-cfg.prefix_cache_bytes >> 20)),
+                 '--prompt-lookup', str(cfg.prompt_lookup)]
         if cfg.threads is not None:
             argv += ['--threads', str(cfg.threads)]
         if cfg.context_tokens is not None:

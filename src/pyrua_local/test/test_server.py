@@ -127,3 +127,18 @@ def test_a_required_call_names_an_offered_tool_with_a_json_object(client):
     cut = client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
                                          tool_choice='required', max_tokens=20)
     assert cut.choices[0].finish_reason == 'length'
+
+
+def test_the_server_process_gets_every_run_setting_of_its_config():
+    from pyrua_local import BackendConfig, LocalServer
+    from pyrua_local.cli import add_serve_arguments
+    import argparse
+
+    config = BackendConfig(prefix_cache_bytes=0, prompt_lookup=10, threads=1)
+    argv = LocalServer('smollm2-135m', config=config).command('/m.gguf')
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    args = parser.parse_args(argv[argv.index('--model'):])
+    assert (args.prefix_cache_mb, args.prompt_lookup, args.threads) == (0, 10, 1)
+    with pytest.raises(ValueError, match='prompt_lookup -1 vs >= 0'):
+        BackendConfig(prompt_lookup=-1)
