@@ -147,6 +147,7 @@ def first_requests(model_name: str) -> dict:
     from pyrua_agent.episode import EpisodeSpec
     from pyrua_agent.episode.opening_view import opening_view
     from pyrua_agent.llm import EndpointConfig
+    from pyrua_agent.planners.code_agent import FENCE_OPENING
     from pyrua_primitives.world import world_of
 
     bodies = {}
@@ -156,7 +157,7 @@ def first_requests(model_name: str) -> dict:
         view = opening_view(spec)
         body = {'messages': list(view.messages), 'max_tokens': 512, 'temperature': 0}
         if planner == 'code':  # the code planner opens a local model's reply as a fence
-            body['messages'].append({'role': 'assistant', 'content': '```python\n'})
+            body['messages'].append({'role': 'assistant', 'content': FENCE_OPENING})
             body['extra_body'] = {'continue_final_message': True}
         else:
             body['tools'] = view.tools
@@ -165,12 +166,12 @@ def first_requests(model_name: str) -> dict:
     return bodies
 
 
-def lookup_decoding(model_name: str, lookup: int, threads: int | None) -> list[dict]:
+def lookup_decoding(model_name: str, lookup: int) -> list[dict]:
     """Answer the same first requests without and with prompt-lookup decoding (greedy)."""
     bodies = first_requests(model_name)
     replies, rows = {}, []
     for pred in (0, lookup):
-        config = BackendConfig(threads=threads, prompt_lookup=pred, prefix_cache_bytes=0)
+        config = BackendConfig(prompt_lookup=pred, prefix_cache_bytes=0)
         with LocalServer(model_name, config=config) as server:
             client = openai.OpenAI(base_url=server.base_url, api_key='none', timeout=3600,
                                    max_retries=0)
@@ -252,7 +253,7 @@ def main() -> None:
             print(row, flush=True)
             results.append(row)
         if args.lookup:
-            for row in lookup_decoding(name, args.lookup, None):
+            for row in lookup_decoding(name, args.lookup):
                 print(row, flush=True)
                 results.append(row)
         if args.episodes:
