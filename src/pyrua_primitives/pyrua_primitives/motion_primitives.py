@@ -10,6 +10,8 @@ checks them with the safety gate; a refusal is a MoveResult with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import math
+import numbers
 
 import numpy as np
 
@@ -45,6 +47,27 @@ def _vector3(value: object, name: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f'{name}={arr.tolist()} contains NaN or inf; pass finite metres')
     return arr
+
+
+def _radians(value: object, name: str, *, optional: bool = True) -> float | None:
+    """Return an angle argument as float radians (None stays None where ``optional``).
+
+    It must be a finite number no larger than a full turn. A value past 2 pi is refused,
+    not wrapped: it is almost always degrees (a located object's repr says ``heading 36
+    deg``; its ``heading_rad`` holds the radians).
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f'{name} must be a number of radians, got {value!r}')
+    if not math.isfinite(value):
+        raise ValueError(f'{name}={value} is not finite; pass radians')
+    if abs(value) > 2 * math.pi:
+        raise ValueError(f'{name}={value:g} is more than a full turn (2 pi = 6.283 rad): '
+                         f'angles are radians; if you meant {value:g} degrees, pass '
+                         f'{math.radians(value):.3f} (math.radians), or a located '
+                         "object's heading_rad")
+    return float(value)
 
 
 def _move_result(library, arm: str, target: np.ndarray, motion: Motion) -> MoveResult:
@@ -167,12 +190,10 @@ def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, 
     target = _vector3(xyz, 'xyz')
     if relative:
         target = target + np.asarray(self.pose(arm).position_m)
-    for name, value in (('heading', heading), ('max_tilt', max_tilt)):
-        if value is not None and (isinstance(value, bool)
-                                  or not isinstance(value, (int, float))):
-            raise TypeError(f'{name} must be a number of radians, got {value!r}')
+    heading = _radians(heading, 'heading')
+    max_tilt = _radians(max_tilt, 'max_tilt', optional=False)
     motion = self.arm_model.move(arm, target, heading, descend=bool(descend),
-                                 max_tilt=float(max_tilt), path=path, cancel=cancel)
+                                 max_tilt=max_tilt, path=path, cancel=cancel)
     return _move_result(self, arm, target, motion)
 
 
@@ -188,9 +209,11 @@ def reachable(self, arm: str, xyz: Sequence[float], heading: float | None = None
     """
     self._arm(arm)
     target = _vector3(xyz, 'xyz')
+    heading = _radians(heading, 'heading')
+    max_tilt = _radians(max_tilt, 'max_tilt', optional=False)
     base = self.station.arm_base(arm).world_from_base[:2, 3]
     reason, tilt = self.arm_model.reach(arm, target, heading, descend=bool(descend),
-                                        max_tilt=float(max_tilt))
+                                        max_tilt=max_tilt)
     return ReachResult(reachable=not reason, reason=reason, arm=arm,
                        target_m=tuple(float(c) for c in target),
                        base_distance_m=float(np.hypot(*(target[:2] - base))),

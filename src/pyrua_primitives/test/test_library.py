@@ -129,6 +129,22 @@ def test_move_to_refuses_unknown_values_naming_the_argument(lib):
         lib.move_to('left', [-0.3, -0.15, 0.9], max_tilt=2.0)
 
 
+def test_a_heading_in_degrees_is_refused_before_anything_moves(lib):
+    # Recorded from Qwen2.5-Coder-1.5B through the tools interface: it read "heading -38 deg"
+    # in a LocateResult's repr and passed heading=-38, which used to be wrapped silently.
+    before = lib.joints('left').positions_rad
+    with pytest.raises(ValueError, match=r'heading=-38 is more than a full turn .* pass -0\.663'):
+        lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=-38)
+    with pytest.raises(ValueError, match=r'heading=90 is more than a full turn'):
+        lib.reachable('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=90)
+    with pytest.raises(TypeError, match='max_tilt must be a number of radians'):
+        lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], max_tilt=None)
+    np.testing.assert_array_equal(lib.joints('left').positions_rad, before)
+    # A full turn or less, a NumPy scalar included, is an angle in radians.
+    assert lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=np.float32(-4.0)).reached
+    assert lib.reachable('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=6.2).reachable
+
+
 def test_reachable_answers_without_moving(lib):
     before = lib.joints('right').positions_rad
     near = lib.reachable('right', [0.30, -0.15, TABLE_Z + 0.08])
