@@ -54,8 +54,8 @@ def _radians(value: object, name: str, *, optional: bool = True) -> float | None
 
     It must be a finite number within two full turns: a sum of two angles (a heading plus
     pi / 2) stays inside, and a value past 4 pi is refused, not wrapped: it is almost
-    always degrees (a located object's repr says ``heading 36 deg``; its ``heading_rad``
-    holds the radians).
+    always degrees (a located object's repr says ``heading 36 deg = 0.63 rad``; its
+    ``heading_rad`` holds the radians).
     """
     if value is None and optional:
         return None

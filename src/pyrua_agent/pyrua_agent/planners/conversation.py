@@ -10,7 +10,8 @@ episode must act (``EndpointConfig.force_first_action``): each interface says ho
 a tool call is answered once with a correction message (``correction``: what to send to act,
 and that a second text-only reply ends the episode; while no cell has run, that nothing on
 the robot has changed); a text-only reply right after it ends the episode (``Finish``): the
-loop reports ``solved`` if the task succeeded, else ``gave_up``.
+loop reports ``solved`` if the task succeeded, else ``gave_up``. A cell whose code and
+output are exactly the previous cell's gets ``REPEATED`` after its answer.
 Budgets are charged before each call and the context is checked after it, so retries and
 infrastructure errors (handled inside ``ChatClient``) never count as calls.
 """
@@ -20,7 +21,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 import logging
+import re
 from typing import Any
 
 from .base import Cell, Finish, TaskCard
@@ -45,6 +48,14 @@ from ..runtime import CellResult, ImageObservation
 _LOG = logging.getLogger(__name__)
 NO_CELL_YET = ('No cell has run yet in this episode: nothing on the robot has changed since '
                'the start, so no part of the task is done. ')
+REPEATED = ('\n\nYour call and this result are word for word those of your previous call: '
+            'nothing new happened, and sending it again gives this result again. Do the next '
+            'step of the task with the result above, or, if it was refused, change what the '
+            'error names (use the value it gives).')
+"""Appended to a cell's answer when the cell's code and output equal the previous cell's.
+Under greedy decoding a small model otherwise repeats a refused call (or a measurement)
+word for word until its budget ends."""
+_CELL_NAME = re.compile(r'<cell \d+>')  # tracebacks name the cell; repeats differ only there
 OnCall = Callable[[CallRecord], None]
 WrapClient = Callable[[ChatClient], Any]
 
@@ -97,6 +108,7 @@ class ConversationPlanner(ABC):
         self._corrected = False
         self._calls = 0
         self._cells_run = 0
+        self._last_cell: tuple[str, str] | None = None
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}({self.endpoint.model!r} at {self.endpoint.base_url}, '
@@ -152,6 +164,7 @@ class ConversationPlanner(ABC):
         self._corrected = False
         self._calls = 0
         self._cells_run = 0
+        self._last_cell = None
 
     def opening(self, card: TaskCard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Return the tools and the first messages (system prompt, task card) of an episode."""
@@ -204,7 +217,13 @@ class ConversationPlanner(ABC):
             raise RuntimeError(f'{self.name} planner: observe() without a pending tool call')
         call = self._queue.popleft()
         self._cells_run += 1
-        self._answers.append(self.answer(call, result))
+        output = self.answer(call, result)
+        cell = (self.cell_for(call).code, _CELL_NAME.sub('<cell>', output.text))
+        if cell == self._last_cell:
+            _LOG.info('call %s repeats the previous cell and its output', call.call_id)
+            output = replace(output, text=output.text + REPEATED)
+        self._last_cell = cell
+        self._answers.append(output)
 
     def _correction_for(self, reply: ChatReply) -> str:
         if reply.finish_reason != 'length':

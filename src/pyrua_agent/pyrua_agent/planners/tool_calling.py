@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 import inspect
 import math
+import re
 from typing import Any
 
 from pyrua_primitives.library import ACTING
@@ -51,6 +52,12 @@ given an alphabetical list called ``back_project`` first, or every tool in list 
 IMAGE_TOOL_DESCRIPTION = (
     'Capture one camera image now and return it to you.\n\nReturns: the picture, after a '
     'placeholder line [image k: camera].')
+
+
+_CELL_TRACEBACK = re.compile(r'Traceback \(most recent call last\):\n'
+                             r'(?:  File "<cell \d+>".*\n(?:    .*\n)*)+')
+"""The frames of a tool call's one-line cell: the model wrote no cell, so its answer is
+``Error: <type>: <message>`` without them."""
 
 
 def show(camera: str, note: str = '') -> None:
@@ -222,4 +229,5 @@ class ToolCallingPlanner(ConversationPlanner):
         """Return the result's repr (or traceback) and its pictures."""
         images = image_attachments(result.images, detail=self.image_detail,
                                    fmt=self.image_format)
-        return ToolOutput(call.call_id, result.output.rstrip('\n') or 'None', images)
+        text = _CELL_TRACEBACK.sub('Error: ', result.output) if result.error else result.output
+        return ToolOutput(call.call_id, text.rstrip('\n') or 'None', images)

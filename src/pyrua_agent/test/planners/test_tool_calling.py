@@ -7,6 +7,7 @@ from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import run_episode
 from pyrua_agent.llm import function_schema
 from pyrua_agent.planners import ToolCallingPlanner
+from pyrua_agent.planners.conversation import REPEATED
 from pyrua_agent.planners.tool_calling import (
     call_code,
     IMAGE_TOOL_DESCRIPTION,
@@ -187,3 +188,35 @@ def test_with_force_every_call_no_call_is_left_to_auto(station, server, endpoint
     result = run_episode(station.world(), planner, budgets=BudgetConfig(max_llm_calls=3))
     assert result.end_reason == 'call_budget' and result.cells == 3
     assert [r.body['tool_choice'] for r in server.requests] == ['required'] * 3
+
+
+def test_an_error_is_answered_without_the_frames_of_the_one_line_cell(station, server,
+                                                                      endpoint):
+    server.extend([tool_turn('close_gripper', {'arm': 'middle'}),
+                   *end_turns('stop')])
+    result, _ = _run(station, endpoint, images='on_request')
+    assert result.cells == 1
+    answer = server.requests[1].messages[3]['content']
+    assert answer.startswith('Error: KeyError: ') and 'middle' in answer
+    assert 'Traceback' not in answer and '<cell' not in answer
+
+
+def test_a_call_repeated_word_for_word_with_the_same_result_is_told_so(station, server,
+                                                                       endpoint):
+    below = {'arm': 'right', 'xyz': [0.3, 0.1, -0.1]}
+    server.extend([tool_turn('move_to', below), tool_turn('move_to', below),
+                   tool_turn('close_gripper', {'arm': 'middle'}),
+                   tool_turn('close_gripper', {'arm': 'middle'}),
+                   tool_turn('move_to', {'arm': 'right', 'xyz': [0.3, 0.1, 0.1]}),
+                   *end_turns('stop')])
+    result, _ = _run(station, endpoint, images='on_request')
+    assert result.cells == 5
+    answers = [m['content'] for m in server.requests[5].messages if m['role'] == 'tool']
+    refused = ("MoveResult(reached=False, right, reason='z=-0.100 m is below the table; "
+               "raise z')")
+    assert answers[0] == refused
+    assert answers[1] == refused + REPEATED
+    assert answers[2].startswith('Error: KeyError: ') and REPEATED not in answers[2]
+    assert answers[3] == answers[2] + REPEATED
+    assert answers[4].startswith('MoveResult(reached, right')
+    assert 'word for word' in REPEATED and 'change what the error names' in REPEATED

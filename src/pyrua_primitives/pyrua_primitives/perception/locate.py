@@ -106,7 +106,8 @@ class LocateResult:
         seen = f' ({self.colour})' if self.colour and self.colour not in self.query else ''
         return (
             f'LocateResult(found, {self.query!r}{seen} at {where}, '
-            f"heading {math.degrees(self.heading_rad):.0f} deg, {'+'.join(self.cameras)}{note})"
+            f'heading {math.degrees(self.heading_rad):.0f} deg = {self.heading_rad:.2f} rad, '
+            f"{'+'.join(self.cameras)}{note})"
         )
 
 
