@@ -32,6 +32,8 @@ from .safety import check_trajectory, SafetyConfig, SafetyResult
 from .station import ARMS, check_arm, Station
 
 PATHS: tuple[str, ...] = ('joint', 'line')
+NOT_REACHABLE = 'not reachable'
+"""How every reach refusal starts: beyond the arm's envelope, or no IK solution there."""
 _TILT_STEP_RAD = 0.1
 
 
@@ -282,7 +284,7 @@ def _goal(scene, target, heading, explicit, max_tilt) -> tuple[IkResult, float]:
     envelope = envelope_reason(in_base)
     if envelope and max_tilt <= 0.0:
         return IkResult(False, (
-            f'not reachable: {envelope}; move the target into that range or pass '
+            f'{NOT_REACHABLE}: {envelope}; move the target into that range or pass '
             'max_tilt > 0 (radians) to accept a tilted approach'
         ), scene.q_rad, math.nan, math.nan), 0.0
     radial = base[:3, :3] @ np.array([in_base[0], in_base[1], 0.0])
@@ -298,11 +300,11 @@ def _goal(scene, target, heading, explicit, max_tilt) -> tuple[IkResult, float]:
             return min(found, key=lambda ik: _move_cost(ik.q_rad, scene.q_rad)), abs(tilt)
     if envelope:
         return IkResult(False, (
-            f'not reachable: {envelope}, and no approach tilted up to '
+            f'{NOT_REACHABLE}: {envelope}, and no approach tilted up to '
             f'{math.degrees(max_tilt):.0f} deg reaches it; move the target closer'
         ), scene.q_rad, math.nan, math.nan), 0.0
     return IkResult(False, (
-        f'not reachable: top-down IK at ({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f}) m '
+        f'{NOT_REACHABLE}: top-down IK at ({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f}) m '
         'failed inside the joint soft limits; move the target closer to the arm'
     ), scene.q_rad, math.nan, math.nan), 0.0
 
@@ -332,7 +334,7 @@ def _with_context(ik: IkResult, target: np.ndarray, what: str) -> IkResult:
         return ik
     x, y, z = target
     return IkResult(False, (
-        f'not reachable: TCP at ({x:.3f}, {y:.3f}, {z:.3f}) m with {what}: {ik.reason}; '
+        f'{NOT_REACHABLE}: TCP at ({x:.3f}, {y:.3f}, {z:.3f}) m with {what}: {ik.reason}; '
         'move the target or change the rotation'
     ), ik.q_rad, ik.position_error_m, ik.orientation_error_rad)
 

@@ -18,6 +18,7 @@ import numpy as np
 from .arm_models import Motion
 from .cancel import CancelToken
 from .kinematics.orientation import approach_tilt_rad, closing_heading_rad
+from .motion import NOT_REACHABLE
 from .registry import primitive
 from .results import ArmPose, MoveResult, ReachResult
 from .station import JointState
@@ -69,6 +70,23 @@ def _radians(value: object, name: str, *, optional: bool = True) -> float | None
                          f'{math.radians(value):.3f} (math.radians), or a located '
                          "object's heading_rad")
     return float(value)
+
+
+def _other_arm_reaches(library, arm: str, target: np.ndarray, heading: float | None, *,
+                       descend: bool, max_tilt: float) -> str:
+    """Return '; the <other> arm reaches this point ...' when another free arm reaches it.
+
+    Said after a reach refusal (``not reachable: ...``) so that a caller who picked the arm
+    on the wrong side learns which one to use; nothing when this arm holds an object (the
+    other arm would not carry it) or when no other arm reaches the point either.
+    """
+    if library.pose(arm).held:
+        return ''
+    for other in library.arms:
+        if other != arm and not library.arm_model.reach(other, target, heading,
+                                                        descend=descend, max_tilt=max_tilt)[0]:
+            return f"; the {other} arm reaches this point: pass arm='{other}'"
+    return ''
 
 
 def _move_result(library, arm: str, target: np.ndarray, motion: Motion) -> MoveResult:
@@ -185,7 +203,8 @@ def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, 
     :returns: MoveResult with reached, final_m (measured position), error_m and
         duration_s. An unreachable or unsafe target is refused before anything moves:
         reached=False and a reason that names the limit (reach, table clearance,
-        workspace, joint or speed limit, distance to the other arm).
+        workspace, joint or speed limit, distance to the other arm); out of this arm's
+        reach, the reason ends by naming the other arm where that one reaches the point.
     """
     self._arm(arm)
     target = _vector3(xyz, 'xyz')
@@ -195,6 +214,9 @@ def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, 
     max_tilt = _radians(max_tilt, 'max_tilt', optional=False)
     motion = self.arm_model.move(arm, target, heading, descend=bool(descend),
                                  max_tilt=max_tilt, path=path, cancel=cancel)
+    if isinstance(motion, str) and motion.startswith(NOT_REACHABLE):
+        motion += _other_arm_reaches(self, arm, target, heading, descend=bool(descend),
+                                     max_tilt=max_tilt)
     return _move_result(self, arm, target, motion)
 
 
@@ -215,6 +237,9 @@ def reachable(self, arm: str, xyz: Sequence[float], heading: float | None = None
     base = self.station.arm_base(arm).world_from_base[:2, 3]
     reason, tilt = self.arm_model.reach(arm, target, heading, descend=bool(descend),
                                         max_tilt=max_tilt)
+    if reason.startswith(NOT_REACHABLE):
+        reason += _other_arm_reaches(self, arm, target, heading, descend=bool(descend),
+                                     max_tilt=max_tilt)
     return ReachResult(reachable=not reason, reason=reason, arm=arm,
                        target_m=tuple(float(c) for c in target),
                        base_distance_m=float(np.hypot(*(target[:2] - base))),

@@ -155,6 +155,27 @@ def test_reachable_answers_without_moving(lib):
     np.testing.assert_array_equal(lib.joints('right').positions_rad, before)
 
 
+def test_a_point_out_of_one_arms_reach_names_the_arm_that_reaches_it(lib):
+    # Recorded from Qwen2.5-Coder-1.5B through the tools interface: a block at x = 0.413
+    # (the right side), the left arm sent to it and refused 0.809 m out, then max_tilt,
+    # path and relative tried on the left arm until the call budget ended.
+    block = [0.413, -0.068, 0.788]
+    before = lib.joints('left').positions_rad
+    refused = lib.move_to('left', block, heading=-0.663, descend=True)
+    assert not refused.reached
+    assert refused.reason.startswith('not reachable: top-down TCP 0.809 m out')
+    assert refused.reason.endswith("; the right arm reaches this point: pass arm='right'")
+    np.testing.assert_array_equal(lib.joints('left').positions_rad, before)
+    check = lib.reachable('left', block, heading=-0.663, descend=True)
+    assert check.reason.endswith("pass arm='right'")
+    assert lib.reachable('right', block, heading=-0.663, descend=True).reachable
+    # A point neither arm reaches names no arm; nor does a refusal that is not about reach.
+    nowhere = lib.move_to('left', [0.0, 0.9, 0.85])
+    assert nowhere.reason.startswith('not reachable') and 'arm reaches' not in nowhere.reason
+    low = lib.move_to('left', [0.413, -0.068, 0.70])
+    assert not low.reached and 'arm reaches' not in low.reason
+
+
 def test_measure_moves_a_wrist_camera_over_an_unmeasured_object(lib, twin):
     rough = lib.locate('green bowl')
     assert rough.found and rough.height_m is None and 'robo.measure(' in rough.note

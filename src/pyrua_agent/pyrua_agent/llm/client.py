@@ -148,12 +148,14 @@ class ChatClient:
     def request_body(self, messages: Sequence[Mapping[str, Any]],
                      tools: Sequence[Mapping[str, Any]] | None = None,
                      tool_choice: ToolChoice | None = None,
-                     prefill: str | None = None) -> dict[str, Any]:
+                     prefill: str | None = None, *,
+                     sampling: tuple[float, int] | None = None) -> dict[str, Any]:
         """
         Return the keyword arguments of one chat-completions request (no secrets).
 
         ``prefill`` (an endpoint with ``continues_final_message`` only) is sent as a last,
-        partial assistant message with vLLM's ``continue_final_message``.
+        partial assistant message with vLLM's ``continue_final_message``. ``sampling``
+        (temperature, seed) replaces the endpoint's temperature for this request.
 
         :raises EndpointConfigError: for a prefill the endpoint cannot continue.
         """
@@ -175,7 +177,9 @@ class ChatClient:
             body['tool_choice'] = tool_choice
         if self.config.reasoning_effort is not None:
             body['reasoning_effort'] = self.config.reasoning_effort
-        if self.config.temperature is not None:
+        if sampling is not None:
+            body['temperature'], body['seed'] = sampling
+        elif self.config.temperature is not None:
             body['temperature'] = self.config.temperature
         if self.config.max_output_tokens is not None:
             body['max_completion_tokens'] = self.config.max_output_tokens
@@ -184,7 +188,8 @@ class ChatClient:
     def complete(self, messages: Sequence[Mapping[str, Any]],
                  tools: Sequence[Mapping[str, Any]] | None = None,
                  tool_choice: ToolChoice | None = None,
-                 prefill: str | None = None) -> ChatReply:
+                 prefill: str | None = None, *,
+                 sampling: tuple[float, int] | None = None) -> ChatReply:
         """
         Make one counted model call, retrying infrastructure failures.
 
@@ -194,12 +199,14 @@ class ChatClient:
             (``{'type': 'function', 'function': {'name': 'python'}}``); unset by default.
         :param prefill: the start of the reply (e.g. a code fence's opening), continued by
             the model; the reply's content includes it.
+        :param sampling: (temperature, seed) of this call instead of the endpoint's
+            temperature (``EndpointConfig.repeat_temperature``).
         :returns: the reply; its record is also added to the ledger.
         :raises EndpointUnavailable: after ``max_retries`` retries failed.
         :raises ContextOverflow: when the endpoint says the prompt is too long.
         :raises EndpointRejected: for any other non-retryable 4xx.
         """
-        body = self.request_body(messages, tools, tool_choice, prefill)
+        body = self.request_body(messages, tools, tool_choice, prefill, sampling=sampling)
         timeout_s = self.config.timeout_s
         if self.config.prefill_tokens_per_s is not None:
             timeout_s = self.config.attempt_timeout_s(prompt_tokens(body['messages'], tools))

@@ -59,6 +59,12 @@ class EndpointConfig:
         the fence form, which offers no tools.
     :param continues_final_message: the endpoint takes vLLM's ``continue_final_message``
         (the reply continues a partial assistant message); pyrua_local's server does.
+    :param repeat_temperature: the temperature of the one call that follows a repeated
+        cell (its code and output word for word the previous cell's), sent with the call's
+        number as its ``seed`` so a rerun samples the same; every other call keeps
+        ``temperature``. None: no change. Under greedy decoding a small model repeats a
+        refused call to the end of its budget; ``--model local`` sets it
+        (``llm.local.LOCAL_REPEAT_TEMPERATURE``).
     """
 
     base_url: str = OPENAI_BASE_URL
@@ -79,6 +85,7 @@ class EndpointConfig:
     force_first_action: bool = True
     force_every_call: bool = False
     continues_final_message: bool = False
+    repeat_temperature: float | None = None
 
     def __post_init__(self) -> None:
         if self.call_form not in CALL_FORMS:
@@ -94,8 +101,10 @@ class EndpointConfig:
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise ValueError(f'reasoning_effort {self.reasoning_effort!r} vs '
                              f'{REASONING_EFFORTS}; use one of them or leave it unset')
-        if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
-            raise ValueError(f'temperature {self.temperature} vs [0, 2]; pick a value inside')
+        for name in ('temperature', 'repeat_temperature'):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 2.0:
+                raise ValueError(f'{name} {value} vs [0, 2]; pick a value inside')
         if self.max_output_tokens is not None and self.max_output_tokens < 1:
             raise ValueError(f'max_output_tokens {self.max_output_tokens} vs >= 1; raise it '
                              'or leave it unset')

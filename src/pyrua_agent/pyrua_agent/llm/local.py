@@ -33,6 +33,9 @@ LOCAL_FORCE_EVERY_CALL = True
 """Local models' tool calls are all forced (``EndpointConfig.force_every_call``), as measured:
 left to ``'auto'`` after the first, the 0.5B model wrote calls as JSON lines with an invented
 tool response after them, then copied the correction's last words as its answer."""
+LOCAL_REPEAT_TEMPERATURE = 0.7
+"""Local models sample the call after a repeated cell (``EndpointConfig.repeat_temperature``):
+greedy, the 1.5B sent a refused move_to 7-13 times running, the repeat said to it or not."""
 LOCAL_MAX_OUTPUT_TOKENS = 768
 """Reply cap unless the endpoint sets one: a cell is a few hundred tokens; a CPU model makes
 5-40 tokens/s, so an unbounded ramble costs minutes."""
@@ -58,7 +61,10 @@ def local_endpoint(endpoint: EndpointConfig, base_url: str) -> EndpointConfig:
                    max_retries=min(endpoint.max_retries, 2),
                    call_form=(LOCAL_CALL_FORM if endpoint.call_form == 'auto'
                               else endpoint.call_form),
-                   force_every_call=LOCAL_FORCE_EVERY_CALL, continues_final_message=True)
+                   force_every_call=LOCAL_FORCE_EVERY_CALL, continues_final_message=True,
+                   repeat_temperature=(LOCAL_REPEAT_TEMPERATURE
+                                       if endpoint.repeat_temperature is None
+                                       else endpoint.repeat_temperature))
 
 
 @contextmanager

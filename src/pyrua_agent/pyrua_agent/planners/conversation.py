@@ -11,7 +11,8 @@ a tool call is answered once with a correction message (``correction``: what to 
 and that a second text-only reply ends the episode; while no cell has run, that nothing on
 the robot has changed); a text-only reply right after it ends the episode (``Finish``): the
 loop reports ``solved`` if the task succeeded, else ``gave_up``. A cell whose code and
-output are exactly the previous cell's gets ``REPEATED`` after its answer.
+output are exactly the previous cell's gets ``REPEATED`` after its answer, and the next call
+is sampled at ``EndpointConfig.repeat_temperature`` where that is set.
 Budgets are charged before each call and the context is checked after it, so retries and
 infrastructure errors (handled inside ``ChatClient``) never count as calls.
 """
@@ -109,6 +110,7 @@ class ConversationPlanner(ABC):
         self._calls = 0
         self._cells_run = 0
         self._last_cell: tuple[str, str] | None = None
+        self._repeated = False
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}({self.endpoint.model!r} at {self.endpoint.base_url}, '
@@ -165,6 +167,7 @@ class ConversationPlanner(ABC):
         self._calls = 0
         self._cells_run = 0
         self._last_cell = None
+        self._repeated = False
 
     def opening(self, card: TaskCard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Return the tools and the first messages (system prompt, task card) of an episode."""
@@ -222,6 +225,7 @@ class ConversationPlanner(ABC):
         if cell == self._last_cell:
             _LOG.info('call %s repeats the previous cell and its output', call.call_id)
             output = replace(output, text=output.text + REPEATED)
+            self._repeated = True
         self._last_cell = cell
         self._answers.append(output)
 
@@ -255,6 +259,9 @@ class ConversationPlanner(ABC):
             choice = self.first_action()[0]
         self._calls += 1
         extra = {} if prefill is None else {'prefill': prefill}
+        if self._repeated and self.endpoint.repeat_temperature is not None:
+            extra['sampling'] = (self.endpoint.repeat_temperature, self._calls)
+        self._repeated = False
         reply = self._client.complete(self.messages, self.tools, tool_choice=choice, **extra)
         if self.on_call is not None:
             self.on_call(reply.record)

@@ -38,8 +38,9 @@ class RecordedChatClient:
 
     def complete(self, messages: Sequence[Mapping[str, Any]],
                  tools: Sequence[Mapping[str, Any]] | None = None,
-                 tool_choice: Any = None, prefill: str | None = None) -> ChatReply:
+                 tool_choice: Any = None, prefill: str | None = None, *,
+                 sampling: tuple[float, int] | None = None) -> ChatReply:
         """Make the call with the wrapped client, record it, and return the reply."""
-        reply = self._client.complete(messages, tools, tool_choice, prefill)
+        reply = self._client.complete(messages, tools, tool_choice, prefill, sampling=sampling)
         self._recorder.llm_call(reply.record, messages, reply)
         return reply

@@ -206,3 +206,16 @@ def test_bad_config_values_name_the_field_and_bound():
         EndpointConfig(reasoning_effort='extreme')
     with pytest.raises(ValueError, match='base_url'):
         EndpointConfig(base_url='localhost:8000')
+
+
+def test_local_models_sample_only_the_call_after_a_repeat():
+    from pyrua_agent.llm.local import local_endpoint, LOCAL_REPEAT_TEMPERATURE
+
+    served = local_endpoint(EndpointConfig(model='local'), 'http://127.0.0.1:8080/v1')
+    assert served.temperature is None and served.repeat_temperature == LOCAL_REPEAT_TEMPERATURE
+    kept = local_endpoint(EndpointConfig(model='local', repeat_temperature=0.0),
+                          'http://127.0.0.1:8080/v1')
+    assert kept.repeat_temperature == 0.0
+    assert EndpointConfig().repeat_temperature is None  # hosted endpoints: unchanged
+    with pytest.raises(ValueError, match=r'repeat_temperature 3 vs \[0, 2\]'):
+        EndpointConfig(repeat_temperature=3)

@@ -220,3 +220,19 @@ def test_a_call_repeated_word_for_word_with_the_same_result_is_told_so(station, 
     assert answers[3] == answers[2] + REPEATED
     assert answers[4].startswith('MoveResult(reached, right')
     assert 'word for word' in REPEATED and 'change what the error names' in REPEATED
+
+
+def test_the_call_after_a_repeat_is_sampled_where_the_endpoint_says_so(station, server,
+                                                                       endpoint):
+    below = {'arm': 'right', 'xyz': [0.3, 0.1, -0.1]}
+    turns = [tool_turn('move_to', below), tool_turn('move_to', below),
+             tool_turn('move_to', {'arm': 'right', 'xyz': [0.3, 0.1, 0.1]}), *end_turns('stop')]
+    server.extend(turns)
+    _run(station, dataclasses.replace(endpoint, repeat_temperature=0.7), images='on_request')
+    sampling = [(r.body.get('temperature'), r.body.get('seed')) for r in server.requests]
+    assert sampling[:4] == [(None, None), (None, None), (0.7, 3), (None, None)]
+    server.reset()
+    server.extend(turns)
+    _run(station, endpoint, images='on_request')  # unset: every call as the endpoint says
+    assert {(r.body.get('temperature'), r.body.get('seed')) for r in server.requests} == {
+        (None, None)}
