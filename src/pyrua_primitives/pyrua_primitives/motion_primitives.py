@@ -72,21 +72,21 @@ def _radians(value: object, name: str, *, optional: bool = True) -> float | None
     return float(value)
 
 
-def _other_arm_reaches(library, arm: str, target: np.ndarray, heading: float | None, *,
-                       descend: bool, max_tilt: float) -> str:
-    """Return '; the <other> arm reaches this point ...' when another free arm reaches it.
+def _naming_other_arm(library, reason: str, arm: str, target: np.ndarray,
+                      heading: float | None, *, descend: bool, max_tilt: float) -> str:
+    """Return a refusal ``reason``, ending '; the <other> arm reaches this point ...' if due.
 
-    Said after a reach refusal (``not reachable: ...``) so that a caller who picked the arm
-    on the wrong side learns which one to use; nothing when this arm holds an object (the
-    other arm would not carry it) or when no other arm reaches the point either.
+    Added only to a reach refusal (``motion.NOT_REACHABLE``), so that a caller who picked
+    the arm on the wrong side learns which one to use; not when this arm holds an object
+    (the other arm would not carry it) or when no other arm reaches the point either.
     """
-    if library.pose(arm).held:
-        return ''
+    if not reason.startswith(NOT_REACHABLE) or library.pose(arm).held:
+        return reason
     for other in library.arms:
         if other != arm and not library.arm_model.reach(other, target, heading,
                                                         descend=descend, max_tilt=max_tilt)[0]:
-            return f"; the {other} arm reaches this point: pass arm='{other}'"
-    return ''
+            return f"{reason}; the {other} arm reaches this point: pass arm='{other}'"
+    return reason
 
 
 def _move_result(library, arm: str, target: np.ndarray, motion: Motion) -> MoveResult:
@@ -214,9 +214,9 @@ def move_to(self, arm: str, xyz: Sequence[float], heading: float | None = None, 
     max_tilt = _radians(max_tilt, 'max_tilt', optional=False)
     motion = self.arm_model.move(arm, target, heading, descend=bool(descend),
                                  max_tilt=max_tilt, path=path, cancel=cancel)
-    if isinstance(motion, str) and motion.startswith(NOT_REACHABLE):
-        motion += _other_arm_reaches(self, arm, target, heading, descend=bool(descend),
-                                     max_tilt=max_tilt)
+    if isinstance(motion, str):
+        motion = _naming_other_arm(self, motion, arm, target, heading, descend=bool(descend),
+                                   max_tilt=max_tilt)
     return _move_result(self, arm, target, motion)
 
 
@@ -237,9 +237,8 @@ def reachable(self, arm: str, xyz: Sequence[float], heading: float | None = None
     base = self.station.arm_base(arm).world_from_base[:2, 3]
     reason, tilt = self.arm_model.reach(arm, target, heading, descend=bool(descend),
                                         max_tilt=max_tilt)
-    if reason.startswith(NOT_REACHABLE):
-        reason += _other_arm_reaches(self, arm, target, heading, descend=bool(descend),
-                                     max_tilt=max_tilt)
+    reason = _naming_other_arm(self, reason, arm, target, heading, descend=bool(descend),
+                               max_tilt=max_tilt)
     return ReachResult(reachable=not reason, reason=reason, arm=arm,
                        target_m=tuple(float(c) for c in target),
                        base_distance_m=float(np.hypot(*(target[:2] - base))),
