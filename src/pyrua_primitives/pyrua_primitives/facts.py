@@ -107,13 +107,20 @@ class StationFacts:
     @property
     def lowest_descend_z_m(self) -> float:
         """Return the lowest TCP z a descent may reach: the finger tips on their floor."""
-        return self.table_z_m + self.fingertip_floor_m + self.fingertip_beyond_tcp_m
+        return lowest_descend_z_m(self.table_z_m, self.fingertip_floor_m,
+                                  self.fingertip_beyond_tcp_m)
 
     def __repr__(self) -> str:
         bases = ', '.join(f'{a} at ({f.base_m[0]:.2f}, {f.base_m[1]:.2f})'
                           for a, f in self.arms.items())
         return (f'StationFacts(table z={self.table_z_m:.3f} m, {bases}, gripper <= '
                 f'{self.gripper_max_width_m * 1000:.0f} mm)')
+
+
+def lowest_descend_z_m(table_z_m: float, fingertip_floor_m: float,
+                       fingertip_beyond_tcp_m: float) -> float:
+    """Return the lowest TCP z a descent may reach: the finger tips on their floor."""
+    return table_z_m + fingertip_floor_m + fingertip_beyond_tcp_m
 
 
 def _top_m(model: ArmModel, arm: str) -> float | None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .arm_models import Motion
 from .cancel import CancelToken
+from .facts import lowest_descend_z_m
 from .kinematics.orientation import approach_tilt_rad, closing_heading_rad
 from .motion import NOT_REACHABLE
 from .registry import primitive
@@ -74,18 +75,32 @@ def _radians(value: object, name: str, *, optional: bool = True) -> float | None
 
 def _naming_other_arm(library, reason: str, arm: str, target: np.ndarray,
                       heading: float | None, *, descend: bool, max_tilt: float) -> str:
-    """Return a refusal ``reason``, ending '; the <other> arm reaches this point ...' if due.
+    """Return a refusal ``reason``, ending '; the <other> arm reaches ...' if due.
 
     Added only to a reach refusal (``motion.NOT_REACHABLE``), so that a caller who picked
     the arm on the wrong side learns which one to use; not when this arm holds an object
     (the other arm would not carry it) or when no other arm reaches the point either.
+    Where the other arm refuses the exact point for another limit (a block's centre is
+    below the finger-tip floor), it is asked about the same x, y at the lowest descent, and
+    the hint names that height.
     """
     if not reason.startswith(NOT_REACHABLE) or library.pose(arm).held:
         return reason
+    lowest = lowest_descend_z_m(library.station.table_height_m(),
+                                library.config.safety.fingertip_floor_m,
+                                library.arm_model.fingertip_beyond_tcp_m)
+    above = np.array([target[0], target[1], max(float(target[2]), lowest)])
     for other in library.arms:
-        if other != arm and not library.arm_model.reach(other, target, heading,
-                                                        descend=descend, max_tilt=max_tilt)[0]:
+        if other == arm:
+            continue
+        there = library.arm_model.reach(other, target, heading, descend=descend,
+                                        max_tilt=max_tilt)[0]
+        if not there:
             return f"{reason}; the {other} arm reaches this point: pass arm='{other}'"
+        if not there.startswith(NOT_REACHABLE) and not library.arm_model.reach(
+                other, above, heading, descend=True, max_tilt=max_tilt)[0]:
+            return (f'{reason}; the {other} arm reaches this x, y at z >= {above[2]:.3f} '
+                    f"with descend=True: pass arm='{other}'")
     return reason
 
 

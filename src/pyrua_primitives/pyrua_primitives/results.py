@@ -2,8 +2,9 @@
 Results of the motion and gripper primitives, as the model reads them.
 
 Each is a frozen dataclass: the success flag first, then ``reason`` ('' on success), then
-the data, with a one-line repr in millimetres and degrees. ``LocateResult``,
-``BackProjectResult`` and ``CameraMeta`` live with the perception code that makes them.
+the data, with a one-line repr in millimetres and degrees (a heading in radians too).
+``LocateResult``, ``BackProjectResult`` and ``CameraMeta`` live with the perception code that
+makes them.
 Field names are mirrored one to one by the ``pyrua_msgs`` action results.
 """
 
@@ -17,6 +18,16 @@ Vec3 = tuple[float, float, float]
 
 def _xyz(v: Vec3) -> str:
     return f'({v[0]:.3f}, {v[1]:.3f}, {v[2]:.3f}) m'
+
+
+def heading_text(heading_rad: float) -> str:
+    """
+    Return 'heading 36 deg = 0.63 rad' for a heading in radians.
+
+    Small models copy the number they read, and the primitives take radians, so every repr
+    that shows a heading shows both.
+    """
+    return f'heading {math.degrees(heading_rad):.0f} deg = {heading_rad:.2f} rad'
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +52,8 @@ class MoveResult:
 
     def __repr__(self) -> str:
         if self.reached:
-            return (f'MoveResult(reached, {self.arm} at {_xyz(self.final_m)}, heading '
-                    f'{math.degrees(self.final_heading_rad):.0f} deg, error '
+            return (f'MoveResult(reached, {self.arm} at {_xyz(self.final_m)}, '
+                    f'{heading_text(self.final_heading_rad)}, error '
                     f'{self.error_m * 1000:.1f} mm, {self.duration_s:.1f} s)')
         return f'MoveResult(reached=False, {self.arm}, reason={self.reason!r})'
 
@@ -95,8 +106,8 @@ class ArmPose:
 
     def __repr__(self) -> str:
         held = ', held' if self.held else ''
-        return (f'ArmPose({self.arm}, tcp {_xyz(self.position_m)}, heading '
-                f'{math.degrees(self.heading_rad):.0f} deg, tilt '
+        return (f'ArmPose({self.arm}, tcp {_xyz(self.position_m)}, '
+                f'{heading_text(self.heading_rad)}, tilt '
                 f'{math.degrees(self.tilt_rad):.0f} deg, gripper '
                 f'{self.gripper_width_m * 1000:.1f} mm{held})')
 

@@ -1,5 +1,7 @@
 """Every primitive of the library on the MuJoCo twin (the evaluator only checks outcomes)."""
 
+import re
+
 import numpy as np
 from pyrua_primitives.library import ACTING, LibraryConfig, PrimitiveLibrary
 from pyrua_sim.twin import load_twin
@@ -155,6 +157,16 @@ def test_reachable_answers_without_moving(lib):
     np.testing.assert_array_equal(lib.joints('right').positions_rad, before)
 
 
+def test_every_repr_that_shows_a_heading_gives_the_radians_too(lib):
+    # Recorded from Qwen2.5-Coder-1.5B (stack_blocks, seed 2): it copied a MoveResult's
+    # "heading -71 deg" as heading=-71, as it had from a LocateResult before.
+    moved = lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=-1.24, path='joint')
+    assert moved.reached, moved.reason
+    assert re.search(r', heading -71 deg = -1\.2[34] rad, error ', repr(moved)), repr(moved)
+    pose = lib.pose('left')
+    assert re.search(r', heading -71 deg = -1\.2[34] rad, tilt 0 deg, ', repr(pose)), repr(pose)
+
+
 def test_a_point_out_of_one_arms_reach_names_the_arm_that_reaches_it(lib):
     # Recorded from Qwen2.5-Coder-1.5B through the tools interface: a block at x = 0.413
     # (the right side), the left arm sent to it and refused 0.809 m out, then max_tilt,
@@ -172,8 +184,14 @@ def test_a_point_out_of_one_arms_reach_names_the_arm_that_reaches_it(lib):
     # A point neither arm reaches names no arm; nor does a refusal that is not about reach.
     nowhere = lib.move_to('left', [0.0, 0.9, 0.85])
     assert nowhere.reason.startswith('not reachable') and 'arm reaches' not in nowhere.reason
-    low = lib.move_to('left', [0.413, -0.068, 0.70])
+    low = lib.move_to('left', [-0.1, -0.2, 0.70])
     assert not low.reached and 'arm reaches' not in low.reason
+    # The 1.5B sends a block's centre without descend: the right arm refuses that z too
+    # (below the finger-tip floor), so the hint names the height it reaches the x, y from.
+    centre = lib.move_to('left', [0.413, -0.068, 0.785])
+    assert centre.reason.endswith(
+        "; the right arm reaches this x, y at z >= 0.788 with descend=True: pass arm='right'")
+    assert lib.move_to('right', [0.413, -0.068, 0.788], descend=True).reached
 
 
 def test_measure_moves_a_wrist_camera_over_an_unmeasured_object(lib, twin):

@@ -10,9 +10,10 @@ episode must act (``EndpointConfig.force_first_action``): each interface says ho
 a tool call is answered once with a correction message (``correction``: what to send to act,
 and that a second text-only reply ends the episode; while no cell has run, that nothing on
 the robot has changed); a text-only reply right after it ends the episode (``Finish``): the
-loop reports ``solved`` if the task succeeded, else ``gave_up``. A cell whose code and
-output are exactly the previous cell's gets ``REPEATED`` after its answer, and the next call
-is sampled at ``EndpointConfig.repeat_temperature`` where that is set.
+loop reports ``solved`` if the task succeeded, else ``gave_up``. A call whose code and
+answer are exactly the previous call's (a cell, or a malformed call and its error) gets
+``REPEATED`` after its answer; two calls alternated (A, B, A, B) get ``ALTERNATED``; the next
+call is then sampled at ``EndpointConfig.repeat_temperature`` where that is set.
 Budgets are charged before each call and the context is checked after it, so retries and
 infrastructure errors (handled inside ``ChatClient``) never count as calls.
 """
@@ -56,6 +57,12 @@ REPEATED = ('\n\nYour call and this result are word for word those of your previ
 """Appended to a cell's answer when the cell's code and output equal the previous cell's.
 Under greedy decoding a small model otherwise repeats a refused call (or a measurement)
 word for word until its budget ends."""
+ALTERNATED = ('\n\nYour last four calls alternate between two calls, each word for word with '
+              'the same result as before: nothing new happens, and going on alternating gives '
+              'these results again. Do the next step of the task with the results you have, '
+              'or change what an error names (use the value it gives).')
+"""Appended when a call and its answer equal those of two calls ago, and the call between
+equals the one before it (A, B, A, B): a loop that ``REPEATED`` does not see."""
 _CELL_NAME = re.compile(r'<cell \d+>')  # tracebacks name the cell; repeats differ only there
 OnCall = Callable[[CallRecord], None]
 WrapClient = Callable[[ChatClient], Any]
@@ -109,7 +116,7 @@ class ConversationPlanner(ABC):
         self._corrected = False
         self._calls = 0
         self._cells_run = 0
-        self._last_cell: tuple[str, str] | None = None
+        self._recent: deque[tuple] = deque(maxlen=3)  # the last calls answered, as keys
         self._repeated = False
 
     def __repr__(self) -> str:
@@ -166,7 +173,7 @@ class ConversationPlanner(ABC):
         self._corrected = False
         self._calls = 0
         self._cells_run = 0
-        self._last_cell = None
+        self._recent.clear()
         self._repeated = False
 
     def opening(self, card: TaskCard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -191,7 +198,9 @@ class ConversationPlanner(ABC):
             while self._queue and not self._queue[0].valid:
                 call = self._queue.popleft()
                 _LOG.info('answering malformed tool call %s: %s', call.call_id, call.reason)
-                self._answers.append(ToolOutput(call.call_id, f'Error: {call.reason}'))
+                output = ToolOutput(call.call_id, f'Error: {call.reason}')
+                key = ('malformed', call.name, repr(dict(call.arguments)), call.reason)
+                self._answers.append(self._noting_repeats(key, output))
             if self._queue:
                 return self.cell_for(self._queue[0])
             if self._answers:
@@ -221,13 +230,24 @@ class ConversationPlanner(ABC):
         call = self._queue.popleft()
         self._cells_run += 1
         output = self.answer(call, result)
-        cell = (self.cell_for(call).code, _CELL_NAME.sub('<cell>', output.text))
-        if cell == self._last_cell:
-            _LOG.info('call %s repeats the previous cell and its output', call.call_id)
-            output = replace(output, text=output.text + REPEATED)
-            self._repeated = True
-        self._last_cell = cell
-        self._answers.append(output)
+        key = ('cell', self.cell_for(call).code, _CELL_NAME.sub('<cell>', output.text))
+        self._answers.append(self._noting_repeats(key, output))
+
+    def _noting_repeats(self, key: tuple, output: ToolOutput) -> ToolOutput:
+        """Return ``output``, told ``REPEATED`` or ``ALTERNATED`` where ``key`` loops."""
+        recent = self._recent
+        note = ''
+        if recent and key == recent[-1]:
+            note = REPEATED
+        elif len(recent) == 3 and key == recent[1] and recent[2] == recent[0]:
+            note = ALTERNATED
+        recent.append(key)
+        if not note:
+            return output
+        _LOG.info('call %s %s', output.call_id,
+                  'repeats the previous call' if note is REPEATED else 'alternates two calls')
+        self._repeated = True
+        return replace(output, text=output.text + note)
 
     def _correction_for(self, reply: ChatReply) -> str:
         if reply.finish_reason != 'length':

@@ -7,7 +7,7 @@ from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.episode import run_episode
 from pyrua_agent.llm import function_schema
 from pyrua_agent.planners import ToolCallingPlanner
-from pyrua_agent.planners.conversation import REPEATED
+from pyrua_agent.planners.conversation import ALTERNATED, REPEATED
 from pyrua_agent.planners.tool_calling import (
     call_code,
     IMAGE_TOOL_DESCRIPTION,
@@ -220,6 +220,31 @@ def test_a_call_repeated_word_for_word_with_the_same_result_is_told_so(station, 
     assert answers[3] == answers[2] + REPEATED
     assert answers[4].startswith('MoveResult(reached, right')
     assert 'word for word' in REPEATED and 'change what the error names' in REPEATED
+
+
+def test_two_calls_alternated_with_the_same_results_are_told_so(station, server, endpoint):
+    # Recorded from Qwen2.5-Coder-1.5B (place_on_marker, seed 1): after lifting the block it
+    # sent home('left') and home('right') by turns until the call budget ended.
+    left, right = ('locate', {'query': 'bowl'}), ('locate', {'query': 'cup'})
+    server.extend([tool_turn(*left), tool_turn(*right), tool_turn(*left), tool_turn(*right),
+                   tool_turn(*left), *end_turns('stop')])
+    result, _ = _run(station, endpoint, images='on_request')
+    assert result.cells == 5
+    answers = [m['content'] for m in server.requests[5].messages if m['role'] == 'tool']
+    assert answers[:3] == ['(0.3, 0.1, 0.0)', 'None', '(0.3, 0.1, 0.0)']  # A, B, A: not yet
+    assert answers[3] == 'None' + ALTERNATED
+    assert answers[4] == '(0.3, 0.1, 0.0)' + ALTERNATED
+    assert REPEATED not in ''.join(answers)
+
+
+def test_a_malformed_call_sent_again_is_told_it_repeats(station, server, endpoint):
+    bad = ('move_to', {'arm': 'left', 'xyz': 'up'})
+    server.extend([tool_turn(*bad), tool_turn(*bad), *end_turns('stop')])
+    result, _ = _run(station, endpoint, images='on_request')
+    assert result.cells == 0
+    answers = [m['content'] for m in server.requests[2].messages if m['role'] == 'tool']
+    assert answers[0].startswith("Error: call to 'move_to': argument 'xyz'=\"up\"")
+    assert answers[1] == answers[0] + REPEATED
 
 
 def test_the_call_after_a_repeat_is_sampled_where_the_endpoint_says_so(station, server,

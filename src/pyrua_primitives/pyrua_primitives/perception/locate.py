@@ -22,6 +22,7 @@ from .footprint import depth_estimate, depth_points, hull_estimate, HullEstimate
 from .projection import pixel_rays, project_points
 from .query import COLOURS, NounShape, ObjectQuery, parse_query
 from .segmenter import Detection, Segmenter, UnsupportedQuery
+from ..results import heading_text
 from ..station import CameraFrame, CameraModel
 
 PROBE_RAYS = 9
@@ -106,7 +107,7 @@ class LocateResult:
         seen = f' ({self.colour})' if self.colour and self.colour not in self.query else ''
         return (
             f'LocateResult(found, {self.query!r}{seen} at {where}, '
-            f'heading {math.degrees(self.heading_rad):.0f} deg = {self.heading_rad:.2f} rad, '
+            f'{heading_text(self.heading_rad)}, '
             f"{'+'.join(self.cameras)}{note})"
         )
 
