@@ -2,7 +2,8 @@
 Results of the motion and gripper primitives, as the model reads them.
 
 Each is a frozen dataclass: the success flag first, then ``reason`` ('' on success), then
-the data, with a one-line repr in millimetres and degrees (a heading in radians too).
+the data, with a one-line repr in millimetres and degrees (a heading in radians: the unit
+the primitives take).
 ``LocateResult``, ``BackProjectResult`` and ``CameraMeta`` live with the perception code that
 makes them.
 Field names are mirrored one to one by the ``pyrua_msgs`` action results.
@@ -22,12 +23,13 @@ def _xyz(v: Vec3) -> str:
 
 def heading_text(heading_rad: float) -> str:
     """
-    Return 'heading 36 deg = 0.63 rad' for a heading in radians.
+    Return 'heading 0.63 rad' for a heading in radians.
 
     Small models copy the number they read, and the primitives take radians, so every repr
-    that shows a heading shows both.
+    that shows a heading shows radians only (Qwen2.5-Coder-1.5B copied '36 deg' as 36 even
+    when '= 0.63 rad' followed).
     """
-    return f'heading {math.degrees(heading_rad):.0f} deg = {heading_rad:.2f} rad'
+    return f'heading {heading_rad:.2f} rad'
 
 
 @dataclass(frozen=True, slots=True)

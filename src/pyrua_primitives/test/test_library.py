@@ -135,16 +135,19 @@ def test_a_heading_in_degrees_is_refused_before_anything_moves(lib):
     # Recorded from Qwen2.5-Coder-1.5B through the tools interface: it read "heading -38 deg"
     # in a LocateResult's repr and passed heading=-38, which used to be wrapped silently.
     before = lib.joints('left').positions_rad
-    with pytest.raises(ValueError, match=r'heading=-38 is more than two .* pass -0\.663'):
+    with pytest.raises(ValueError, match=r'heading=-38 is more than one .* pass -0\.663'):
         lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=-38)
-    with pytest.raises(ValueError, match=r'heading=90 is more than two full turns'):
+    with pytest.raises(ValueError, match=r'heading=90 is more than one full turn'):
         lib.reachable('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=90)
     with pytest.raises(TypeError, match='max_tilt must be a number of radians'):
         lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], max_tilt=None)
     np.testing.assert_array_equal(lib.joints('left').positions_rad, before)
-    # Within two turns (a heading plus pi / 2, a NumPy scalar) is an angle in radians.
+    # The 1.5B copied "heading 9 deg" as 9.0, which two turns let through as radians.
+    with pytest.raises(ValueError, match=r'heading=9 is more than one full turn'):
+        lib.move_to('right', [0.44, -0.167, 0.788], heading=9.0, descend=True)
+    # Within one turn (a heading plus pi, a NumPy scalar) is an angle in radians.
     assert lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=np.float32(-4.0)).reached
-    assert lib.reachable('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=7.15).reachable
+    assert lib.reachable('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=6.2).reachable
 
 
 def test_reachable_answers_without_moving(lib):
@@ -158,13 +161,13 @@ def test_reachable_answers_without_moving(lib):
 
 
 def test_every_repr_that_shows_a_heading_gives_the_radians_too(lib):
-    # Recorded from Qwen2.5-Coder-1.5B (stack_blocks, seed 2): it copied a MoveResult's
-    # "heading -71 deg" as heading=-71, as it had from a LocateResult before.
+    # Recorded from Qwen2.5-Coder-1.5B: it copied a MoveResult's "heading -71 deg" as
+    # heading=-71, and "heading 31 deg = 0.54 rad" as -31: the reprs give radians only.
     moved = lib.move_to('left', [-0.30, -0.15, TABLE_Z + 0.08], heading=-1.24, path='joint')
     assert moved.reached, moved.reason
-    assert re.search(r', heading -71 deg = -1\.2[34] rad, error ', repr(moved)), repr(moved)
+    assert re.search(r', heading -1\.2[34] rad, error ', repr(moved)), repr(moved)
     pose = lib.pose('left')
-    assert re.search(r', heading -71 deg = -1\.2[34] rad, tilt 0 deg, ', repr(pose)), repr(pose)
+    assert re.search(r', heading -1\.2[34] rad, tilt 0 deg, ', repr(pose)), repr(pose)
 
 
 def test_a_point_out_of_one_arms_reach_names_the_arm_that_reaches_it(lib):
