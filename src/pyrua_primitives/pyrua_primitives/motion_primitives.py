@@ -54,10 +54,10 @@ def _vector3(value: object, name: str) -> np.ndarray:
 def _radians(value: object, name: str, *, optional: bool = True) -> float | None:
     """Return an angle argument as float radians (None stays None where ``optional``).
 
-    It must be a finite number within one full turn: a heading plus pi / 2, or plus pi,
-    stays inside, and a value past 2 pi is refused, not wrapped: it is almost always
-    degrees (every repr gives a heading in radians, ``heading 0.63 rad``, as its
-    ``heading_rad`` holds it).
+    It must be a finite number within two full turns: a sum of two angles (a direction
+    plus pi / 2, as the bundled programs write) stays inside, and a value past 4 pi is
+    refused, not wrapped: it is almost always degrees (every repr gives a heading in
+    radians, ``heading 0.63 rad``, as its ``heading_rad`` holds it).
     """
     if value is None and optional:
         return None
@@ -65,8 +65,8 @@ def _radians(value: object, name: str, *, optional: bool = True) -> float | None
         raise TypeError(f'{name} must be a number of radians, got {value!r}')
     if not math.isfinite(value):
         raise ValueError(f'{name}={value} is not finite; pass radians')
-    if abs(value) > 2 * math.pi:
-        raise ValueError(f'{name}={value:g} is more than one full turn (2 pi = 6.283 rad): '
+    if abs(value) > 4 * math.pi:
+        raise ValueError(f'{name}={value:g} is more than two full turns (4 pi = 12.566 rad): '
                          f'angles are radians; if you meant {value:g} degrees, pass '
                          f'{math.radians(value):.3f} (math.radians), or a located '
                          "object's heading_rad")
