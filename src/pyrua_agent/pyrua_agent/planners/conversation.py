@@ -54,9 +54,10 @@ REPEATED = ('\n\nYour call and this result are word for word those of your previ
             'nothing new happened, and sending it again gives this result again. Do the next '
             'step of the task with the result above, or, if it was refused, change what the '
             'error names (use the value it gives).')
-"""Appended to a cell's answer when the cell's code and output equal the previous cell's.
-Under greedy decoding a small model otherwise repeats a refused call (or a measurement)
-word for word until its budget ends."""
+"""Appended to a call's answer when the call and its answer equal the previous call's (a
+cell's code and output, or a malformed call's arguments and error). Under greedy decoding
+a small model otherwise repeats a refused call (or a measurement) word for word until its
+budget ends."""
 ALTERNATED = ('\n\nYour last four calls alternate between two calls, each word for word with '
               'the same result as before: nothing new happens, and going on alternating gives '
               'these results again. Do the next step of the task with the results you have, '
