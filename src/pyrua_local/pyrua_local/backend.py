@@ -121,6 +121,37 @@ def import_llama_cpp() -> Any:
     return llama_cpp
 
 
+def _tool_name(tool: Mapping[str, Any]) -> str:
+    return str((tool.get('function') or {}).get('name', ''))
+
+
+def _allowed_tools(choice: Any, tools: Sequence[Mapping[str, Any]]) -> tuple[str, ...] | None:
+    """
+    Return the tool names an ``allowed_tools`` choice lets a required call pick, else None.
+
+    OpenAI's form: ``{"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools":
+    [{"type": "function", "function": {"name": ...}}, ...]}}``. The tools list (and so the
+    rendered prompt, and its cached state) stays the request's; the grammar narrows the name.
+
+    :raises RequestError: for mode ``'auto'`` (this server constrains only a required call),
+        an empty list, or a name the request's tools do not offer.
+    """
+    if not isinstance(choice, Mapping) or choice.get('type') != 'allowed_tools':
+        return None
+    allowed = choice.get('allowed_tools') or {}
+    mode = allowed.get('mode')
+    if mode != 'required':
+        raise RequestError(f"allowed_tools mode {mode!r} vs 'required': this server narrows "
+                           "only a required call; send mode 'required'")
+    names = tuple(_tool_name(tool) for tool in allowed.get('tools') or ())
+    offered = {_tool_name(tool) for tool in tools}
+    unknown = sorted(set(names) - offered)
+    if not names or unknown:
+        raise RequestError(f'allowed_tools {list(names)} vs the offered tools {sorted(offered)}; '
+                           'name at least one offered tool, and only those')
+    return names
+
+
 def _common_prefix(a: Any, b: list[int]) -> int:
     n = min(len(a), len(b))
     for i in range(n):
@@ -200,7 +231,7 @@ class LlamaBackend:
         tools = body.get('tools') or []
         choice = body.get('tool_choice')
         force = None
-        if tools and choice == 'required':
+        if tools and (choice == 'required' or _allowed_tools(choice, tools) is not None):
             force = ''
         elif tools and isinstance(choice, Mapping):
             force = str(choice.get('function', {}).get('name', ''))
@@ -227,8 +258,10 @@ class LlamaBackend:
         """Return the grammar of a forced call (``call_grammar.py``), else ``None``."""
         if force is None:
             return None
-        names = tuple(str((tool.get('function') or {}).get('name', ''))
-                      for tool in body.get('tools') or ())
+        tools = body.get('tools') or ()
+        names = _allowed_tools(body.get('tool_choice'), tools)
+        if names is None:
+            names = tuple(_tool_name(tool) for tool in tools)
         text = forced_call_grammar(names, force)
         if text not in self._grammars:
             self._grammars[text] = self._llama_cpp.LlamaGrammar.from_string(text,

@@ -129,6 +129,32 @@ def test_a_required_call_names_an_offered_tool_with_a_json_object(client):
     assert cut.choices[0].finish_reason == 'length'
 
 
+def test_allowed_tools_narrow_a_required_call_and_keep_the_prompt(client):
+    # OpenAI's allowed_tools choice: the tools list (and so the prompt) stays the request's;
+    # only the names the call may pick narrow.
+    ask = [{'role': 'system', 'content': 'You control a robot with the tools.'},
+           {'role': 'user', 'content': "Print the left arm pose: call pose(arm='left')."}]
+    only_home = {'type': 'allowed_tools', 'allowed_tools': {'mode': 'required', 'tools': [
+        {'type': 'function', 'function': {'name': 'home'}}]}}
+    free = client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
+                                          tool_choice='required', max_tokens=60)
+    narrowed = client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
+                                              tool_choice=only_home, max_tokens=60)
+    assert free.choices[0].message.tool_calls[0].function.name == 'pose'  # as asked
+    assert narrowed.choices[0].message.tool_calls[0].function.name == 'home'
+    assert narrowed.usage.prompt_tokens == free.usage.prompt_tokens
+    with pytest.raises(openai.BadRequestError, match="mode 'auto' vs 'required'"):
+        client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
+                                       tool_choice={'type': 'allowed_tools', 'allowed_tools': {
+                                           'mode': 'auto', 'tools': []}})
+    with pytest.raises(openai.BadRequestError, match=r"allowed_tools \['move_to'\] vs"):
+        client.chat.completions.create(model='local', messages=ask, tools=ROBOT_TOOLS,
+                                       tool_choice={'type': 'allowed_tools', 'allowed_tools': {
+                                           'mode': 'required', 'tools': [
+                                               {'type': 'function',
+                                                'function': {'name': 'move_to'}}]}})
+
+
 def test_the_server_process_gets_every_run_setting_of_its_config():
     from pyrua_local import BackendConfig, LocalServer
     from pyrua_local.cli import add_serve_arguments

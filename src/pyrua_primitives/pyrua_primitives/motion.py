@@ -26,7 +26,9 @@ from .kinematics.orientation import (
     top_down_rotation,
 )
 from .kinematics.path import joint_path, JointTrajectory, line_path, time_waypoints
-from .kinematics.top_down import envelope_reason, top_down_seeds
+from .kinematics.top_down import (
+    envelope_reason, top_down_distances, top_down_heights, top_down_seeds,
+)
 from .naming import unknown_name
 from .safety import check_trajectory, SafetyConfig, SafetyResult
 from .station import ARMS, check_arm, Station
@@ -284,7 +286,7 @@ def _goal(scene, target, heading, explicit, max_tilt) -> tuple[IkResult, float]:
     envelope = envelope_reason(in_base)
     if envelope and max_tilt <= 0.0:
         return IkResult(False, (
-            f'{NOT_REACHABLE}: {envelope}; move the target into that range or pass '
+            f'{NOT_REACHABLE}: {envelope}; {_into_range(base, in_base)}, or pass '
             'max_tilt > 0 (radians) to accept a tilted approach'
         ), scene.q_rad, math.nan, math.nan), 0.0
     radial = base[:3, :3] @ np.array([in_base[0], in_base[1], 0.0])
@@ -301,12 +303,31 @@ def _goal(scene, target, heading, explicit, max_tilt) -> tuple[IkResult, float]:
     if envelope:
         return IkResult(False, (
             f'{NOT_REACHABLE}: {envelope}, and no approach tilted up to '
-            f'{math.degrees(max_tilt):.0f} deg reaches it; move the target closer'
+            f'{math.degrees(max_tilt):.0f} deg reaches it; {_into_range(base, in_base)}'
         ), scene.q_rad, math.nan, math.nan), 0.0
     return IkResult(False, (
         f'{NOT_REACHABLE}: top-down IK at ({target[0]:.3f}, {target[1]:.3f}, {target[2]:.3f}) m '
         'failed inside the joint soft limits; move the target closer to the arm'
     ), scene.q_rad, math.nan, math.nan), 0.0
+
+
+def _into_range(world_from_base: np.ndarray, in_base: np.ndarray) -> str:
+    """Say, in world z or in metres from the base, where a top-down target would be reached."""
+    distance = math.hypot(in_base[0], in_base[1])
+    heights = top_down_heights(distance)
+    if heights is not None and not heights[0] <= in_base[2] <= heights[1]:
+        above = in_base[2] > heights[1]
+        bound = heights[1] if above else heights[0]
+        z = float((world_from_base @ np.array([in_base[0], in_base[1], bound, 1.0]))[2])
+        if above:
+            return f'lower z to at most {math.floor(z * 1000 + 1e-6) / 1000:.3f} at this x, y'
+        return f'raise z to at least {math.ceil(z * 1000 - 1e-6) / 1000:.3f} at this x, y'
+    distances = top_down_distances(float(in_base[2]))
+    if distances is not None:
+        bx, by = (float(c) for c in world_from_base[:2, 3])
+        return (f'move x, y to {distances[0]:.2f}-{distances[1]:.2f} m from the arm base at '
+                f'({bx:.2f}, {by:.2f})')
+    return 'lower z and move x, y closer to the arm base'
 
 
 def _top_down_solves(scene, pose, heading, tipped, tilt):

@@ -265,6 +265,10 @@ def home(self, arm: str, *, cancel: CancelToken | None = None) -> MoveResult:
     """
     Move an arm back to its ready pose above the table (joint-space move).
 
+    The ready pose is high and tilted, not pointing straight down: move_to refuses its
+    position as a target. From it, move_to the point above where the gripper goes next
+    (e.g. table z + 0.08), which a held object follows.
+
     :param arm: 'left' or 'right'.
     :returns: MoveResult (reached=False with a reason if the path is unsafe).
     """

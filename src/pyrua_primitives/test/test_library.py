@@ -195,6 +195,22 @@ def test_a_point_out_of_one_arms_reach_names_the_arm_that_reaches_it(lib):
     assert lib.move_to('right', [0.413, -0.068, 0.788], descend=True).reached
 
 
+def test_a_point_too_high_is_refused_with_the_highest_z_that_reaches_it(lib):
+    # Recorded from Qwen2.5-Coder-1.5B through the tools interface: after home('left') it sent
+    # home's own position to move_to, 4-6 times, refused "move the target into that range".
+    assert lib.home('left').reached
+    ready = lib.pose('left')
+    assert ready.tilt_rad > 0.5  # the ready pose is tilted: not a top-down target
+    refused = lib.move_to('left', ready.position_m)
+    highest = re.search(r'lower z to at most (0\.\d{3}) at this x, y', refused.reason)
+    assert not refused.reached and highest, refused.reason
+    x, y, _ = ready.position_m
+    assert lib.move_to('left', [x, y, float(highest[1])]).reached
+    assert not lib.move_to('left', [x, y, float(highest[1]) + 0.005]).reached
+    far = lib.move_to('left', [-0.3, 0.15, 0.80])
+    assert 'move x, y to 0.08-0.46 m from the arm base at (-0.30, -0.45)' in far.reason
+
+
 def test_measure_moves_a_wrist_camera_over_an_unmeasured_object(lib, twin):
     rough = lib.locate('green bowl')
     assert rough.found and rough.height_m is None and 'robo.measure(' in rough.note

@@ -170,7 +170,8 @@ def test_motion_config_rejects_a_speed_above_the_arm_limit():
 def test_plan_move_refuses_beyond_reach_even_with_tilt(scene):
     result = plan_move(scene, (-0.3, 0.35, 0.80), max_tilt_rad=0.5)
     assert not result.planned
-    assert 'no approach tilted up to 29 deg reaches it; move the target closer' in result.reason
+    assert ('no approach tilted up to 29 deg reaches it; move x, y to 0.08-0.46 m from the arm '
+            'base at (-0.30, -0.45)') in result.reason
 
 
 def test_plan_move_reaches_an_explicit_rotation(scene):

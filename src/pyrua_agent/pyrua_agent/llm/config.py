@@ -65,6 +65,14 @@ class EndpointConfig:
         ``temperature``. None: no change. Under greedy decoding a small model repeats a
         refused call to the end of its budget; ``--model local`` sets it
         (``llm.local.LOCAL_REPEAT_TEMPERATURE``).
+    :param bar_repeated_looks: after a look (``measure``, ``locate``, ``pose``, ...: a tool
+        interface's call that observes) sent again with the same result, the one next call
+        may not call that tool: its ``tool_choice`` is OpenAI's ``allowed_tools`` (mode
+        ``required``) naming every other offered tool, so the tools list, and a server's
+        cached prompt state, stay the same. The endpoint must take that form (OpenAI's and
+        pyrua_local's do). Greedy, the 1.5B measured the one object of its task 16 times,
+        told each time that it repeated; ``--model local`` sets it
+        (``llm.local.LOCAL_BAR_REPEATED_LOOKS``).
     """
 
     base_url: str = OPENAI_BASE_URL
@@ -86,6 +94,7 @@ class EndpointConfig:
     force_every_call: bool = False
     continues_final_message: bool = False
     repeat_temperature: float | None = None
+    bar_repeated_looks: bool = False
 
     def __post_init__(self) -> None:
         if self.call_form not in CALL_FORMS:

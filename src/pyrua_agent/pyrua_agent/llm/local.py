@@ -36,6 +36,10 @@ tool response after them, then copied the correction's last words as its answer.
 LOCAL_REPEAT_TEMPERATURE = 0.7
 """Local models sample the call after a repeated cell (``EndpointConfig.repeat_temperature``):
 greedy, the 1.5B sent a refused move_to 7-13 times running, the repeat said to it or not."""
+LOCAL_BAR_REPEATED_LOOKS = True
+"""After a look repeated with the same result, the next tool call may not be that look
+(``EndpointConfig.bar_repeated_looks``): greedy or sampled at 0.7, the 1.5B measured the one
+object of lift_object 16 times running, told each time that it repeated."""
 LOCAL_MAX_OUTPUT_TOKENS = 768
 """Reply cap unless the endpoint sets one: a cell is a few hundred tokens; a CPU model makes
 5-40 tokens/s, so an unbounded ramble costs minutes."""
@@ -62,6 +66,7 @@ def local_endpoint(endpoint: EndpointConfig, base_url: str) -> EndpointConfig:
                    call_form=(LOCAL_CALL_FORM if endpoint.call_form == 'auto'
                               else endpoint.call_form),
                    force_every_call=LOCAL_FORCE_EVERY_CALL, continues_final_message=True,
+                   bar_repeated_looks=LOCAL_BAR_REPEATED_LOOKS,
                    repeat_temperature=(LOCAL_REPEAT_TEMPERATURE
                                        if endpoint.repeat_temperature is None
                                        else endpoint.repeat_temperature))

@@ -13,7 +13,9 @@ the robot has changed); a text-only reply right after it ends the episode (``Fin
 loop reports ``solved`` if the task succeeded, else ``gave_up``. A call whose code and
 answer are exactly the previous call's (a cell, or a malformed call and its error) gets
 ``REPEATED`` after its answer; two calls alternated (A, B, A, B) get ``ALTERNATED``; the next
-call is then sampled at ``EndpointConfig.repeat_temperature`` where that is set.
+call is then sampled at ``EndpointConfig.repeat_temperature`` where that is set, and, where
+``EndpointConfig.bar_repeated_looks`` is set, may not call a look that looped
+(``looks_of``): its ``tool_choice`` is ``allowed_tools`` naming the other tools.
 Budgets are charged before each call and the context is checked after it, so retries and
 infrastructure errors (handled inside ``ChatClient``) never count as calls.
 """
@@ -119,6 +121,7 @@ class ConversationPlanner(ABC):
         self._cells_run = 0
         self._recent: deque[tuple] = deque(maxlen=3)  # the last calls answered, as keys
         self._repeated = False
+        self._looped: frozenset[str] = frozenset()  # tool names of the calls that looped
 
     def __repr__(self) -> str:
         return (f'{type(self).__name__}({self.endpoint.model!r} at {self.endpoint.base_url}, '
@@ -150,6 +153,10 @@ class ConversationPlanner(ABC):
     def first_action(self) -> tuple[Any, str | None]:
         """Return the ``tool_choice`` and the reply prefill that make the first call act."""
 
+    def looks_of(self, names: frozenset[str]) -> frozenset[str]:
+        """Return which of these tool names only observe (barred for a call after a loop)."""
+        return frozenset()
+
     def calls_of(self, reply: ChatReply) -> list[ParseResult]:
         """Return the reply's calls, checked against the offered tools, in order."""
         return [parse_tool_call(c.call_id, c.name, c.arguments, self.tools)
@@ -176,6 +183,7 @@ class ConversationPlanner(ABC):
         self._cells_run = 0
         self._recent.clear()
         self._repeated = False
+        self._looped = frozenset()
 
     def opening(self, card: TaskCard) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Return the tools and the first messages (system prompt, task card) of an episode."""
@@ -231,7 +239,8 @@ class ConversationPlanner(ABC):
         call = self._queue.popleft()
         self._cells_run += 1
         output = self.answer(call, result)
-        key = ('cell', self.cell_for(call).code, _CELL_NAME.sub('<cell>', output.text))
+        key = ('cell', call.name, self.cell_for(call).code,
+               _CELL_NAME.sub('<cell>', output.text))
         self._answers.append(self._noting_repeats(key, output))
 
     def _noting_repeats(self, key: tuple, output: ToolOutput) -> ToolOutput:
@@ -239,15 +248,16 @@ class ConversationPlanner(ABC):
         recent = self._recent
         note = ''
         if recent and key == recent[-1]:
-            note = REPEATED
+            note, looped = REPEATED, {key[1]}
         elif len(recent) == 3 and key == recent[1] and recent[2] == recent[0]:
-            note = ALTERNATED
+            note, looped = ALTERNATED, {key[1], recent[2][1]}
         recent.append(key)
         if not note:
             return output
         _LOG.info('call %s %s', output.call_id,
                   'repeats the previous call' if note is REPEATED else 'alternates two calls')
         self._repeated = True
+        self._looped = frozenset(looped)
         return replace(output, text=output.text + note)
 
     def _correction_for(self, reply: ChatReply) -> str:
@@ -282,9 +292,23 @@ class ConversationPlanner(ABC):
         extra = {} if prefill is None else {'prefill': prefill}
         if self._repeated and self.endpoint.repeat_temperature is not None:
             extra['sampling'] = (self.endpoint.repeat_temperature, self._calls)
+        if self._looped and self.endpoint.bar_repeated_looks:
+            choice = self._barring(self.looks_of(self._looped), choice)
         self._repeated = False
+        self._looped = frozenset()
         reply = self._client.complete(self.messages, self.tools, tool_choice=choice, **extra)
         if self.on_call is not None:
             self.on_call(reply.record)
         self._budgets.check_context(reply.record.input_tokens)
         return reply
+
+    def _barring(self, looks: frozenset[str], choice: Any) -> Any:
+        """Return ``choice`` narrowed to the offered tools but ``looks`` (same mode)."""
+        allowed = [tool['function']['name'] for tool in self.tools
+                   if tool['function']['name'] not in looks]
+        if not looks or not allowed or choice not in ('auto', 'required'):
+            return choice
+        _LOG.info('next call may not call %s (it looped)', ', '.join(sorted(looks)))
+        return {'type': 'allowed_tools', 'allowed_tools': {
+            'mode': choice,
+            'tools': [{'type': 'function', 'function': {'name': name}} for name in allowed]}}

@@ -49,6 +49,10 @@ TOOL_ORDER = ('measure', 'open_gripper', 'move_to', 'close_gripper', 'locate', '
 """The tool list starts with these, in this order (the rest follow by name): the worked
 example's tools in the order it calls them, then the other everyday ones. A small model
 given an alphabetical list called ``back_project`` first, or every tool in list order."""
+LOOKING_ACTS = frozenset({'measure'})
+"""Acting primitives whose purpose is a look (``measure`` moves a wrist camera above an
+object to measure it): like the reads, barred for one call after a repeat
+(``EndpointConfig.bar_repeated_looks``)."""
 IMAGE_TOOL_DESCRIPTION = (
     'Capture one camera image now and return it to you.\n\nReturns: the picture, after a '
     'placeholder line [image k: camera].')
@@ -208,6 +212,10 @@ class ToolCallingPlanner(ConversationPlanner):
 
         return interface_prompt(self.name, tools_api_reference(tools, pictures),
                                 card.station_facts)
+
+    def looks_of(self, names: frozenset[str]) -> frozenset[str]:
+        """Return the names that observe: every tool but the acting ones, and ``measure``."""
+        return frozenset(name for name in names if name not in ACTING or name in LOOKING_ACTS)
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the one-call cell, with pictures after a motion in ``after_motion`` mode."""

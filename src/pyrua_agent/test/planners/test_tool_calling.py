@@ -261,3 +261,29 @@ def test_the_call_after_a_repeat_is_sampled_where_the_endpoint_says_so(station, 
     _run(station, endpoint, images='on_request')  # unset: every call as the endpoint says
     assert {(r.body.get('temperature'), r.body.get('seed')) for r in server.requests} == {
         (None, None)}
+
+
+def test_a_look_sent_again_is_barred_for_the_next_call_where_the_endpoint_says_so(
+        station, server, endpoint):
+    # Recorded from Qwen2.5-Coder-1.5B (lift_object, seed 1): measure on the one object, 16
+    # times running, each told that it repeated.
+    look = ('locate', {'query': 'bowl'})
+    below = {'arm': 'right', 'xyz': [0.3, 0.1, -0.1]}
+    turns = [tool_turn(*look), tool_turn(*look), tool_turn('move_to', below),
+             tool_turn('move_to', below), *end_turns('stop')]
+    server.extend(turns)
+    barring = dataclasses.replace(endpoint, bar_repeated_looks=True)
+    _run(station, barring, images='on_request')
+    choices = [r.body.get('tool_choice') for r in server.requests]
+    assert choices[:2] == ['required', 'auto']
+    narrowed = choices[2]
+    assert narrowed['type'] == 'allowed_tools' and narrowed['allowed_tools']['mode'] == 'auto'
+    allowed = {t['function']['name'] for t in narrowed['allowed_tools']['tools']}
+    offered = {t['function']['name'] for t in server.requests[2].body['tools']}
+    assert allowed == offered - {'locate'} and 'move_to' in allowed
+    assert server.requests[2].body['tools'] == server.requests[1].body['tools']  # same prompt
+    assert choices[3:5] == ['auto', 'auto']  # one call only; a refused move sent again is not
+    server.reset()
+    server.extend(turns)
+    _run(station, endpoint, images='on_request')  # unset: every call as the endpoint says
+    assert [r.body.get('tool_choice') for r in server.requests][1:5] == ['auto'] * 4

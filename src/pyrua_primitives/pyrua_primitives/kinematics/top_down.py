@@ -142,17 +142,40 @@ def envelope_reason(xyz_base_m: np.ndarray) -> str:
             f'{arx_x5.JOINT_NAMES[i + 1]} would need {q[i]:+.2f} rad vs soft limit '
             f'{limit:+.2f} rad'
         )
-    far = [d / 200 for d in range(0, 161) if planar_shapes(d / 200, height)]
-    high = [h / 200 for h in range(0, 121) if planar_shapes(distance, h / 200)]
+    far, high = top_down_distances(height), top_down_heights(distance)
     ranges = (
-        f'at this height top-down reaches {far[0]:.2f}-{far[-1]:.2f} m out'
+        f'at this height top-down reaches {far[0]:.2f}-{far[1]:.2f} m out'
         if far else 'no top-down grasp reaches this height'
     )
     ranges += (
-        f', at this distance {high[0]:.3f}-{high[-1]:.3f} m high' if high else
+        f', at this distance {high[0]:.3f}-{high[1]:.3f} m high' if high else
         ', no top-down grasp reaches this distance'
     )
     return (
         f'top-down TCP {distance:.3f} m out and {height:.3f} m above the base: {blocking} '
         f'({ranges})'
     )
+
+
+def top_down_distances(height_m: float) -> tuple[float, float] | None:
+    """
+    Return the nearest and farthest top-down TCP distances from the base axis at a height.
+
+    :param height_m: TCP height above the base plane, metres.
+    :returns: ``(nearest, farthest)`` in metres on a 5 mm grid (both reachable), or ``None``
+        when no top-down shape reaches this height.
+    """
+    far = [d / 200 for d in range(0, 161) if planar_shapes(d / 200, height_m)]
+    return (far[0], far[-1]) if far else None
+
+
+def top_down_heights(distance_m: float) -> tuple[float, float] | None:
+    """
+    Return the lowest and highest top-down TCP heights above the base plane at a distance.
+
+    :param distance_m: horizontal TCP distance from the base axis, metres.
+    :returns: ``(lowest, highest)`` in metres on a 5 mm grid from the base plane up (both
+        reachable), or ``None`` when no top-down shape reaches this distance.
+    """
+    high = [h / 200 for h in range(0, 121) if planar_shapes(distance_m, h / 200)]
+    return (high[0], high[-1]) if high else None
