@@ -35,6 +35,7 @@ from .paired import (
     paired_table,
     pairs,
 )
+from .provenance import provenance_line
 from .store import is_final, read_records
 from .tables import Table
 
@@ -65,6 +66,7 @@ class Analysis:
     curves: tuple[BudgetCurve, ...]
     cost_model: bool
     leaderboard: Table
+    provenance: str = ''
 
     def __repr__(self) -> str:
         return f'Analysis({self.title!r}: {self.episodes} episodes, {len(self.tables)} tables)'
@@ -133,7 +135,7 @@ def analyze(records: Sequence[dict[str, Any]], title: str = 'pyrua evaluation') 
     tables = [with_perception(t, line) for t in tables]
     return Analysis(title=title, episodes=len(records), tables=tuple(tables), curves=curves,
                     cost_model=any(r.get('cost_model') for r in records),
-                    leaderboard=tables[1])
+                    leaderboard=tables[1], provenance=provenance_line(records))
 
 
 PRIVILEGED_PERCEPTION = frozenset({'oracle'})
@@ -166,6 +168,8 @@ def with_perception(table: Table, line: str) -> Table:
 def markdown(analysis: Analysis) -> str:
     """Return the whole analysis as one Markdown document."""
     parts = [f'# {analysis.title}', '', f'{analysis.episodes} episodes.', '']
+    if analysis.provenance:
+        parts += [analysis.provenance, '']
     if analysis.cost_model:
         parts += [f'**{COST_MODEL_BANNER}**', '']
     parts += [t.markdown() for t in analysis.tables]

@@ -24,6 +24,7 @@ from pyrua_agent.accounting import Ledger
 from pyrua_agent.episode import EpisodeResult
 
 from .jobs import EpisodeJob
+from .provenance import load_average, provenance
 
 _LOG = logging.getLogger(__name__)
 TRACEBACK_CHARS = 4000
@@ -121,10 +122,11 @@ def run_job(job: EpisodeJob) -> dict[str, Any]:
     Run one episode and return its record; failures outside the loop are ``infra_error``.
 
     :param job: the episode.
-    :returns: the ``pyrua run --json`` keys plus ``job.describe()`` and ``harness_s``
-        (seconds spent outside the episode loop: loading, recording, closing).
+    :returns: the ``pyrua run --json`` keys plus ``job.describe()``, ``harness_s``
+        (seconds spent outside the episode loop: loading, recording, closing) and
+        ``provenance`` (commit, model checksum, machine, load at start and end).
     """
-    start = time.monotonic()
+    start, load = time.monotonic(), load_average()
     try:
         record = _run(job)
     except Exception as exc:  # noqa: BLE001 -- any crash here is infrastructure, not the model
@@ -133,6 +135,7 @@ def run_job(job: EpisodeJob) -> dict[str, Any]:
         record = infra_record(job, f'{type(exc).__name__}: {exc}\n{text}',
                               time.monotonic() - start)
     record['harness_s'] = round(max(0.0, time.monotonic() - start - record['wall_s']), 3)
+    record['provenance'] = provenance(job.interface.model, load)
     return record
 
 

@@ -93,6 +93,15 @@ budgets: {max_llm_calls: 400, max_cells: 400}
     assert records['code']['success'] and records['tools']['success']
     assert records['code']['llm_calls'] < records['tools']['llm_calls']
     assert records['code']['cost_model'] and records['code']['cost_usd'] > 0
+    # Each record says what it ran on: a run resumed over sittings may mix commits.
+    provenance = records['code']['provenance']
+    assert len(provenance['load_at_start']) == 3 and len(provenance['load_at_end']) == 3
+    assert provenance['model_sha256'] is None  # a hosted model's weights are not ours to hash
+    repo = Path(__file__).resolve().parents[4]
+    if (repo / '.git').exists():
+        head = subprocess.run(['git', '-C', str(repo), 'rev-parse', 'HEAD'], text=True,
+                              capture_output=True, check=True).stdout.strip()
+        assert provenance['commit'] == head
     assert main(['analyze', str(out)]) == 0
     tables = (out / 'analysis' / 'tables.md').read_text()
     assert '(cost model)' in tables and "not a measurement of a model's behaviour" in tables
@@ -101,6 +110,14 @@ budgets: {max_llm_calls: 400, max_cells: 400}
     assert float(calls.split(',')[-1]) == pytest.approx(
         records['code']['llm_calls'] / records['tools']['llm_calls'])
     assert str(out / 'analysis' / 'report.html') in capsys.readouterr().out
+    # A results/ folder keeps the records alone (no recordings, no spec.json): it analyzes
+    # to the same tables.
+    kept = tmp_path / 'results' / 'cm'
+    (kept / 'episodes').mkdir(parents=True)
+    for path in (out / 'episodes').glob('*.json'):
+        (kept / 'episodes' / path.name).write_text(path.read_text())
+    assert main(['analyze', str(kept)]) == 0
+    assert (kept / 'analysis' / 'tables.md').read_text() == tables
 
 
 def test_eval_refuses_a_bad_spec_before_running(tmp_path, capsys):
