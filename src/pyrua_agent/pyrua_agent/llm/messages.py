@@ -93,13 +93,21 @@ def system_message(text: str) -> dict[str, Any]:
     return {'role': 'system', 'content': text}
 
 
-def user_message(text: str, images: Sequence[ImageAttachment] = ()) -> dict[str, Any]:
-    """Return a user message: plain text, or text followed by labelled images in order."""
+def user_message(text: str, images: Sequence[ImageAttachment] = (), *,
+                 closing: str = '') -> dict[str, Any]:
+    """
+    Return a user message: plain text, or text followed by labelled images in order.
+
+    :param closing: a last paragraph, after the images (what to reply with: a small model
+        follows the message's last words).
+    """
     if not images:
-        return {'role': 'user', 'content': text}
+        return {'role': 'user', 'content': f'{text.rstrip()}\n\n{closing}' if closing else text}
     parts: list[dict[str, Any]] = [{'type': 'text', 'text': text}] if text else []
     for image in images:
         parts.extend(image.parts())
+    if closing:
+        parts.append({'type': 'text', 'text': closing})
     return {'role': 'user', 'content': parts}
 
 

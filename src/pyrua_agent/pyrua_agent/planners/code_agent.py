@@ -20,6 +20,7 @@ the endpoint allows it, else in one user message right after the tool messages).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -47,6 +48,17 @@ FENCE_CORRECTION = (
     'Your reply had no ```python block, so nothing ran on the robot. To act, reply with '
     'your next cell in one ```python block. If the task is finished, reply with text only '
     'once more: that ends the episode.')
+FENCE_FIRST_ASK = ('Reply with your first cell: one ```python block of code that does the steps '
+                   'of this task, as in the worked example.')
+"""The task card's last words in the fence form. Without them the 1.5B model answered the
+card (which ends with camera labels) with ``# No changes needed for the robot state`` and
+went on writing comment-only cells; with them its first cell did the task's steps."""
+FENCE_NEXT_ASK = ('Reply with your next cell in one ```python block, or in plain text only if '
+                  'the task is done.')
+"""The last words of every message of cell outputs in the fence form."""
+NO_STATEMENTS = ('[the cell held only comments: no statement ran and nothing on the robot '
+                 "changed. Write the step as Python statements, e.g. print(robo.pose('left'))]")
+"""A cell's result when its code is comments only (the 1.5B model wrote such cells)."""
 FENCE_CUT_OFF = (
     'before its ```python block closed: nothing ran. Reply with a shorter cell in one '
     '```python block: code only, no comments, one step of the task.')
@@ -98,6 +110,10 @@ class CodeAgentPlanner(ConversationPlanner):
             return None, FENCE_OPENING if self.endpoint.continues_final_message else None
         return {'type': 'function', 'function': {'name': 'python'}}, None
 
+    def first_ask(self) -> str:
+        """In the fence form, end the task card with what to reply: a first cell."""
+        return FENCE_FIRST_ASK if self.form == 'fence' else ''
+
     def calls_of(self, reply: ChatReply) -> list[ParseResult]:
         """Return the reply's cells: its tool calls, or in the fence form its blocks."""
         if self.form != 'fence':
@@ -118,7 +134,7 @@ class CodeAgentPlanner(ConversationPlanner):
                 f'Output of cell {i} of {len(answers)}:')
             texts.append(f'{head}\n{output.text}')
             images.extend(output.images)
-        return [user_message('\n\n'.join(texts), images)]
+        return [user_message('\n\n'.join(texts), images, closing=FENCE_NEXT_ASK)]
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the model's code as the cell, labelled with the call id."""
@@ -136,4 +152,14 @@ class CodeAgentPlanner(ConversationPlanner):
         """Return the cell's output text and its images."""
         images = image_attachments(result.images, detail=self.image_detail,
                                    fmt=self.image_format)
-        return ToolOutput(call.call_id, result.output or EMPTY_OUTPUT, images)
+        text = result.output or (NO_STATEMENTS if _comments_only(call.arguments['code'])
+                                 else EMPTY_OUTPUT)
+        return ToolOutput(call.call_id, text, images)
+
+
+def _comments_only(code: str) -> bool:
+    """Return True for code that parses to no statement (blank lines and comments)."""
+    try:
+        return not ast.parse(code).body
+    except SyntaxError:
+        return False

@@ -153,6 +153,10 @@ class ConversationPlanner(ABC):
     def first_action(self) -> tuple[Any, str | None]:
         """Return the ``tool_choice`` and the reply prefill that make the first call act."""
 
+    def first_ask(self) -> str:
+        """Return the task card's last paragraph, what to reply with ('' by default: none)."""
+        return ''
+
     def looks_of(self, names: frozenset[str]) -> frozenset[str]:
         """Return which of these tool names only observe (barred for a call after a loop)."""
         return frozenset()
@@ -190,7 +194,8 @@ class ConversationPlanner(ABC):
         tools = self.build_tools(card)
         return tools, [
             system_message(self.build_system_prompt(tools, card)),
-            task_card_message(card, detail=self.image_detail, fmt=self.image_format),
+            task_card_message(card, detail=self.image_detail, fmt=self.image_format,
+                              ask=self.first_ask()),
         ]
 
     def next_step(self) -> Cell | Finish:

@@ -95,15 +95,16 @@ def task_card_text(card: TaskCard) -> str:
     return text
 
 
-def task_card_message(card: TaskCard, *, detail: str = 'auto',
-                      fmt: str = 'png') -> dict[str, Any]:
+def task_card_message(card: TaskCard, *, detail: str = 'auto', fmt: str = 'png',
+                      ask: str = '') -> dict[str, Any]:
     """
     Return the first user message: the task card text and its camera images, in order.
 
     :param card: the episode's task card.
     :param detail: OpenAI image detail of the images.
     :param fmt: ``'png'`` or ``'jpeg'``.
+    :param ask: a last paragraph after the images, saying what to reply with (none by default).
     """
     images = [attach_image(f'{camera} camera', rgb, detail=detail, fmt=fmt)
               for camera, rgb in card.images]
-    return user_message(task_card_text(card), images)
+    return user_message(task_card_text(card), images, closing=ask)

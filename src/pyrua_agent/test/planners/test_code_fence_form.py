@@ -10,7 +10,12 @@ import dataclasses
 
 from pyrua_agent.episode import run_episode
 from pyrua_agent.planners import CodeAgentPlanner, ToolCallingPlanner
-from pyrua_agent.planners.code_agent import FENCE_OPENING
+from pyrua_agent.planners.code_agent import (
+    FENCE_FIRST_ASK,
+    FENCE_NEXT_ASK,
+    FENCE_OPENING,
+    NO_STATEMENTS,
+)
 from pyrua_agent.planners.conversation import NO_CELL_YET
 from pyrua_agent.testing import end_turns, text_turn
 
@@ -40,7 +45,8 @@ def test_a_fenced_block_runs_as_a_cell_and_its_output_comes_back_as_text(
     # The history holds the whole reply (prefill + continuation), then the cell's output.
     assert second.messages[2] == {'role': 'assistant',
                                   'content': FENCE_OPENING + 'x = 40\nprint(x + 2)\n```'}
-    assert second.messages[3] == {'role': 'user', 'content': 'Output of your cell:\n42\n'}
+    assert second.messages[3] == {'role': 'user',
+                                  'content': f'Output of your cell:\n42\n\n{FENCE_NEXT_ASK}'}
     assert 'continue_final_message' not in second.body  # only the first reply is forced
 
 
@@ -52,7 +58,37 @@ def test_several_blocks_run_in_order_and_are_answered_in_one_message(
     assert result.cells == 2
     answer = server.requests[1].messages[3]
     assert answer['content'] == ('Output of cell 1 of 2:\n[the cell printed nothing]\n\n'
-                                 'Output of cell 2 of 2:\n2\n')
+                                 f'Output of cell 2 of 2:\n2\n\n{FENCE_NEXT_ASK}')
+
+
+def test_the_task_card_ends_with_the_ask_for_a_first_cell_in_the_fence_form_only(
+        station, server, endpoint):
+    # A small model follows a message's last words: the card, whose text ends with camera
+    # labels, ends with what to reply. The tool form is made to act by its tool_choice.
+    server.extend([text_turn('print(1)\n```'), *end_turns('done')])
+    _run(station, _fence(endpoint))
+    card = server.requests[0].messages[1]['content']
+    last = card[-1]['text'] if isinstance(card, list) else card
+    assert last.endswith(FENCE_FIRST_ASK)
+    server.extend(end_turns('done'))
+    sent = len(server.requests)
+    _run(station, endpoint)
+    assert endpoint.code_form == 'tool'
+    card = server.requests[sent].messages[1]['content']
+    assert FENCE_FIRST_ASK not in str(card)
+
+
+def test_a_cell_of_comments_only_is_told_that_nothing_ran(station, server, endpoint):
+    server.extend([text_turn('# No changes needed for the robot state.\n```'),
+                   text_turn('```python\nx = 1\n```'), *end_turns('done')])
+    result, _ = _run(station, _fence(endpoint))
+    assert result.cells == 2
+    first, second = (server.requests[i].messages[3]['content'] for i in (1, 2))
+    assert first == f'Output of your cell:\n{NO_STATEMENTS}\n\n{FENCE_NEXT_ASK}'
+    # A cell with statements that prints nothing is told just that.
+    assert server.requests[2].messages[5]['content'].startswith(
+        'Output of your cell:\n[the cell printed nothing]')
+    assert 'nothing ran' not in second
 
 
 def test_without_a_continuing_endpoint_the_fence_form_is_not_prefilled(
