@@ -88,7 +88,8 @@ def build_planner(spec: EpisodeSpec, world: EpisodeWorld, *,
         return make_planner(spec.planner, source=planner_source(spec))
     from ..accounting import PriceTable
 
-    options: dict[str, Any] = {'prices': PriceTable.load(spec.prices_file)}
+    options: dict[str, Any] = {'prices': PriceTable.load(spec.prices_file),
+                               'prompt': spec.prompt}
     if recorder is not None and hasattr(recorder, 'llm_call'):
         from ..recording import RecordedChatClient
 

@@ -19,6 +19,7 @@ from pyrua_primitives.station import CAMERAS
 from ..budgets import BudgetConfig
 from ..llm import EndpointConfig
 from ..planners import needs_endpoint, needs_source, PLANNERS
+from ..prompt import PromptVariant
 from ..runtime.sandbox import SANDBOX_MODES
 
 CARD_CAMERAS = ('head', 'left_wrist', 'right_wrist')
@@ -43,6 +44,8 @@ class EpisodeSpec:
         ``script`` runs the task's bundled reference program.
     :param endpoint: the OpenAI-compatible endpoint and model of an LLM planner.
     :param prices_file: a price table YAML over the packaged one (LLM planners' cost).
+    :param prompt: which optional parts an LLM planner's prompt holds (all by default; the
+        prompt ablation drops one).
     :param library: the primitive library settings (perception mode, motion, safety, VLA).
     :param station: the twin's station settings (None: defaults).
     :param budgets: LLM calls, cells, wall clock and context tokens.
@@ -66,6 +69,7 @@ class EpisodeSpec:
     source: str | None = None
     endpoint: EndpointConfig = field(default_factory=EndpointConfig)
     prices_file: str | None = None
+    prompt: PromptVariant = field(default_factory=PromptVariant)
     library: LibraryConfig = field(default_factory=LibraryConfig)
     station: Any = None
     budgets: BudgetConfig = field(default_factory=BudgetConfig)
@@ -100,6 +104,9 @@ class EpisodeSpec:
         unknown = [c for c in self.card_cameras if c not in CAMERAS]
         if unknown:
             raise ValueError(f'card_cameras {unknown} vs cameras {list(CAMERAS)}')
+        if self.prompt != PromptVariant() and not self.uses_endpoint:
+            raise ValueError(f'prompt {self.prompt!r} vs planner {self.planner!r}, which asks '
+                             'no model; drop prompt or pick an LLM planner')
         if self.record and not self.runs_dir:
             raise ValueError("runs_dir '' with record=True; give a folder or record=False")
 
@@ -114,6 +121,7 @@ class EpisodeSpec:
         if not self.uses_endpoint:
             data['endpoint'] = None
             data['prices_file'] = None
+            data['prompt'] = None
         data['station'] = None if self.station is None else repr(self.station)
         return _plain(data)
 

@@ -156,7 +156,7 @@ def needs_source(name: str) -> bool:
 
 
 def interface_prompt(name: str, api_reference: str, station_facts: str, *,
-                     form: str = 'tool') -> str:
+                     form: str = 'tool', worked_example: bool = True) -> str:
     """
     Return the system prompt of LLM planner ``name`` (its kind's prompt files).
 
@@ -164,6 +164,7 @@ def interface_prompt(name: str, api_reference: str, station_facts: str, *,
     :param api_reference: the generated API reference (``prompt.reference``).
     :param station_facts: the episode's station facts (``prompt.station_facts``).
     :param form: ``'tool'`` (calls) or ``'fence'`` (the code interface's fenced blocks).
+    :param worked_example: end with the interface's worked example (``PromptVariant``).
     :raises ValueError: for an unknown name or a planner that asks no model, listing the
         LLM planners, or a form the interface does not have.
     """
@@ -175,10 +176,12 @@ def interface_prompt(name: str, api_reference: str, station_facts: str, *,
         if kind.fence_prompt is None:
             raise ValueError(f"form 'fence' vs interface {name!r}, which is read in tool calls "
                              "only; use form='tool'")
-        return system_prompt(kind.fence_prompt, api_reference, station_facts)
+        return system_prompt(kind.fence_prompt, api_reference, station_facts,
+                             worked_example=worked_example)
     if form != 'tool':
         raise ValueError(f"form {form!r} vs 'tool' or 'fence'")
-    return system_prompt(kind.prompt, api_reference, station_facts)
+    return system_prompt(kind.prompt, api_reference, station_facts,
+                         worked_example=worked_example)
 
 
 def _kind(name: str) -> PlannerKind:
@@ -199,7 +202,7 @@ def make_planner(name: str, *, primitives: Primitives | None = None,
     :param endpoint: the endpoint and model (LLM planners).
     :param source: the file to run (script and replay planners).
     :param options: keyword options of the LLM planner's class, e.g. ``on_call``,
-        ``prices``, ``image_detail``, ``cameras``.
+        ``prices``, ``image_detail``, ``cameras``, ``prompt`` (a ``PromptVariant``).
     :returns: the planner.
     :raises ValueError: for an unknown name or a missing input.
     """

@@ -30,7 +30,7 @@ from .base import Cell, TaskCard
 from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
 from ..llm import ChatReply, EndpointConfig, ParseResult, python_tool, ToolOutput, user_message
-from ..prompt import code_api_reference
+from ..prompt import code_api_reference, PromptVariant
 from ..runtime import CellResult
 
 PYTHON_TOOL_DESCRIPTION = (
@@ -53,6 +53,9 @@ FENCE_FIRST_ASK = ('Reply with your first cell: one ```python block of code that
 """The task card's last words in the fence form. Without them the 1.5B model answered the
 card (which ends with camera labels) with ``# No changes needed for the robot state`` and
 went on writing comment-only cells; with them its first cell did the task's steps."""
+FENCE_FIRST_ASK_ALONE = ('Reply with your first cell: one ```python block of code that does the '
+                         'steps of this task.')
+"""``FENCE_FIRST_ASK`` for a prompt without the worked example (``PromptVariant``)."""
 FENCE_NEXT_ASK = ('Reply with your next cell in one ```python block, or in plain text only if '
                   'the task is done.')
 """The last words of every message of cell outputs in the fence form."""
@@ -75,6 +78,7 @@ class CodeAgentPlanner(ConversationPlanner):
     :param image_detail: OpenAI image detail of every image sent.
     :param image_format: ``'png'`` or ``'jpeg'``.
     :param wrap_client: wraps each episode's ``ChatClient`` (recording).
+    :param prompt: which optional prompt parts to send (``PromptVariant``; all by default).
     """
 
     name = 'code'
@@ -83,9 +87,10 @@ class CodeAgentPlanner(ConversationPlanner):
                  primitives: Mapping[str, Callable[..., Any]], *,
                  prices: PriceTable | None = None, on_call: OnCall | None = None,
                  image_detail: str = 'auto', image_format: str = 'png',
-                 wrap_client: WrapClient | None = None) -> None:
+                 wrap_client: WrapClient | None = None,
+                 prompt: PromptVariant | None = None) -> None:
         super().__init__(endpoint, prices=prices, on_call=on_call, image_detail=image_detail,
-                         image_format=image_format, wrap_client=wrap_client)
+                         image_format=image_format, wrap_client=wrap_client, prompt=prompt)
         self.api_reference = code_api_reference(primitives)
 
     @property
@@ -102,7 +107,7 @@ class CodeAgentPlanner(ConversationPlanner):
         from . import interface_prompt  # the registry holds each interface's prompt files
 
         return interface_prompt(self.name, self.api_reference, card.station_facts,
-                                form=self.form)
+                                form=self.form, worked_example=self.prompt.worked_example)
 
     def first_action(self) -> tuple[Any, str | None]:
         """Name the ``python`` tool, or open the fenced block where the endpoint allows."""
@@ -112,7 +117,9 @@ class CodeAgentPlanner(ConversationPlanner):
 
     def first_ask(self) -> str:
         """In the fence form, end the task card with what to reply: a first cell."""
-        return FENCE_FIRST_ASK if self.form == 'fence' else ''
+        if self.form != 'fence' or not self.prompt.asks:
+            return ''
+        return FENCE_FIRST_ASK if self.prompt.worked_example else FENCE_FIRST_ASK_ALONE
 
     def calls_of(self, reply: ChatReply) -> list[ParseResult]:
         """Return the reply's cells: its tool calls, or in the fence form its blocks."""
@@ -134,7 +141,8 @@ class CodeAgentPlanner(ConversationPlanner):
                 f'Output of cell {i} of {len(answers)}:')
             texts.append(f'{head}\n{output.text}')
             images.extend(output.images)
-        return [user_message('\n\n'.join(texts), images, closing=FENCE_NEXT_ASK)]
+        return [user_message('\n\n'.join(texts), images,
+                             closing=FENCE_NEXT_ASK if self.prompt.asks else '')]
 
     def cell_for(self, call: ParseResult) -> Cell:
         """Return the model's code as the cell, labelled with the call id."""

@@ -46,7 +46,7 @@ from ..llm import (
     user_message,
 )
 from ..llm.messages import attach_image
-from ..prompt import task_card_message
+from ..prompt import PromptVariant, task_card_message
 from ..runtime import CellResult, ImageObservation
 
 _LOG = logging.getLogger(__name__)
@@ -95,15 +95,18 @@ class ConversationPlanner(ABC):
     :param image_format: ``'png'`` or ``'jpeg'``.
     :param wrap_client: wraps each episode's ``ChatClient`` (the recorder's
         ``RecordedChatClient`` records every call this way).
+    :param prompt: which optional prompt parts to send (all by default; the prompt ablation
+        drops one).
     """
 
     name = 'conversation'
 
     def __init__(self, endpoint: EndpointConfig, *, prices: PriceTable | None = None,
                  on_call: OnCall | None = None, image_detail: str = 'auto',
-                 image_format: str = 'png',
-                 wrap_client: WrapClient | None = None) -> None:
+                 image_format: str = 'png', wrap_client: WrapClient | None = None,
+                 prompt: PromptVariant | None = None) -> None:
         self.endpoint = endpoint
+        self.prompt = prompt if prompt is not None else PromptVariant()
         self.wrap_client = wrap_client
         self.prices = prices if prices is not None else PriceTable.load()
         self.on_call = on_call

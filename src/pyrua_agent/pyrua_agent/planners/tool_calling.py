@@ -36,7 +36,7 @@ from .base import Cell, TaskCard
 from .conversation import ConversationPlanner, image_attachments, OnCall, WrapClient
 from ..accounting import PriceTable
 from ..llm import EndpointConfig, function_schema, ParseResult, ToolOutput
-from ..prompt import tools_api_reference
+from ..prompt import PromptVariant, tools_api_reference
 from ..runtime import CellResult
 from ..runtime.robo import RUNTIME_KEYWORDS
 
@@ -164,6 +164,7 @@ class ToolCallingPlanner(ConversationPlanner):
     :param image_detail: OpenAI image detail of every image sent.
     :param image_format: ``'png'`` or ``'jpeg'``.
     :param wrap_client: wraps each episode's ``ChatClient`` (recording).
+    :param prompt: which optional prompt parts to send (``PromptVariant``; all by default).
     :raises ValueError: for an unknown image mode, or pictures without an ``image`` primitive.
     """
 
@@ -172,7 +173,8 @@ class ToolCallingPlanner(ConversationPlanner):
                  images: str = 'after_motion', motion: Collection[str] = MOTION_PRIMITIVES,
                  cameras: Sequence[str] | None = None, prices: PriceTable | None = None,
                  on_call: OnCall | None = None, image_detail: str = 'auto',
-                 image_format: str = 'png', wrap_client: WrapClient | None = None) -> None:
+                 image_format: str = 'png', wrap_client: WrapClient | None = None,
+                 prompt: PromptVariant | None = None) -> None:
         from . import PLANNERS  # the registry names each image mode's planner kind
 
         kinds = {kind.images: name for name, kind in PLANNERS.items() if kind.images}
@@ -184,7 +186,7 @@ class ToolCallingPlanner(ConversationPlanner):
         if SHOW_TOOL in primitives:
             raise ValueError(f'primitive name {SHOW_TOOL!r} is reserved for robo.show; rename it')
         super().__init__(endpoint, prices=prices, on_call=on_call, image_detail=image_detail,
-                         image_format=image_format, wrap_client=wrap_client)
+                         image_format=image_format, wrap_client=wrap_client, prompt=prompt)
         self.name = kinds[images]
         self.images = images
         self.motion = frozenset(motion) & set(primitives)
@@ -211,7 +213,7 @@ class ToolCallingPlanner(ConversationPlanner):
         from . import interface_prompt  # the registry holds each interface's prompt files
 
         return interface_prompt(self.name, tools_api_reference(tools, pictures),
-                                card.station_facts)
+                                card.station_facts, worked_example=self.prompt.worked_example)
 
     def looks_of(self, names: frozenset[str]) -> frozenset[str]:
         """Return the names that observe: every tool but the acting ones, and ``measure``."""

@@ -8,10 +8,11 @@ the station facts measured from the episode's Station (``station_facts.py``);
 read in: a tool call or a fenced block) where they say ``$reply_format``; ``example_*.md`` a
 worked example (a first cell or the same steps as tool calls, and what to do with the
 output), written for ``pick_place`` on another layout than the README's episode: that task
-is *seen* by the examples, the others are not. Which intro and notes an interface reads is not
-listed here: each LLM planner kind carries its ``PromptFiles`` in the planner registry
-(``pyrua_agent.planners.PLANNERS``). The user message is the task card: instruction, robot
-state and the first camera images.
+is *seen* by the examples, the others are not. Which intro and notes an interface reads is
+not listed here: each LLM planner kind carries its ``PromptFiles`` in the planner registry
+(``pyrua_agent.planners.PLANNERS``). ``PromptVariant`` takes one optional part away (the
+worked example; the fence form's asks) for the prompt ablation. The user message is the
+task card: instruction, robot state and the first camera images.
 """
 
 from __future__ import annotations
@@ -47,6 +48,36 @@ class PromptFiles:
     reply: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PromptVariant:
+    """
+    Which optional parts an LLM interface's prompt holds (all by default; the ablation drops one).
+
+    :param worked_example: end the system prompt with the interface's worked example. Without
+        it the prompt ends with the interface notes, and no text points at an example.
+    :param asks: in the code interface's fence form, end the task card and every message of
+        cell outputs with the ask for the next cell (``FENCE_FIRST_ASK``, ``FENCE_NEXT_ASK``).
+    """
+
+    worked_example: bool = True
+    asks: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ('worked_example', 'asks'):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f'{name} {getattr(self, name)!r} vs true or false')
+
+    def __repr__(self) -> str:
+        dropped = [name for name in ('worked_example', 'asks') if not getattr(self, name)]
+        return 'PromptVariant(full)' if not dropped else (
+            'PromptVariant(without ' + ', '.join(dropped) + ')')
+
+
+AS_IN_THE_EXAMPLE = ' as\n  in the worked example,'
+"""What the fence reply format says where it points at the worked example (its
+``$as_in_the_example``); nothing without the example."""
+
+
 @functools.cache
 def prompt_text(name: str) -> str:
     """
@@ -63,7 +94,8 @@ def prompt_text(name: str) -> str:
     return resource.read_text(encoding='utf-8').rstrip('\n')
 
 
-def system_prompt(files: PromptFiles, api_reference: str, station_facts: str) -> str:
+def system_prompt(files: PromptFiles, api_reference: str, station_facts: str, *,
+                  worked_example: bool = True) -> str:
     """
     Return the system prompt of one interface.
 
@@ -72,16 +104,19 @@ def system_prompt(files: PromptFiles, api_reference: str, station_facts: str) ->
     :param files: the interface's prompt files (``PLANNERS[name].prompt``).
     :param api_reference: the generated API reference (``prompt.reference``).
     :param station_facts: the episode's station facts (``prompt.station_facts``).
+    :param worked_example: end with the interface's worked example (``PromptVariant``).
     :raises FileNotFoundError: for a prompt file the package lacks, naming those it has.
     """
-    notes = Template(prompt_text(files.notes)).substitute(
-        reply_format=prompt_text(files.reply) if files.reply else '')
+    example = files.example is not None and worked_example
+    reply = Template(prompt_text(files.reply)).substitute(
+        as_in_the_example=AS_IN_THE_EXAMPLE if example else '') if files.reply else ''
+    notes = Template(prompt_text(files.notes)).substitute(reply_format=reply)
     text = Template(prompt_text('system.md')).substitute(
         intro=prompt_text(files.intro), api_reference=api_reference.strip(),
         operating_notes=Template(prompt_text('operating_notes.md')).substitute(
             station_facts=station_facts.strip() or '- (this station reported no facts)'),
         interface_notes=notes,
-        example=prompt_text(files.example) if files.example else '')
+        example=prompt_text(files.example) if example else '')
     return text.rstrip('\n')
 
 

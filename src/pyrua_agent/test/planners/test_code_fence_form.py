@@ -12,11 +12,13 @@ from pyrua_agent.episode import run_episode
 from pyrua_agent.planners import CodeAgentPlanner, ToolCallingPlanner
 from pyrua_agent.planners.code_agent import (
     FENCE_FIRST_ASK,
+    FENCE_FIRST_ASK_ALONE,
     FENCE_NEXT_ASK,
     FENCE_OPENING,
     NO_STATEMENTS,
 )
 from pyrua_agent.planners.conversation import NO_CELL_YET
+from pyrua_agent.prompt import prompt_text, PromptVariant
 from pyrua_agent.testing import end_turns, text_turn
 
 
@@ -25,8 +27,8 @@ def _fence(endpoint, **changes):
                                             'continues_final_message': True, **changes})
 
 
-def _run(station, endpoint):
-    planner = CodeAgentPlanner(endpoint, station.primitives())
+def _run(station, endpoint, **options):
+    planner = CodeAgentPlanner(endpoint, station.primitives(), **options)
     return run_episode(station.world(), planner), planner
 
 
@@ -48,6 +50,30 @@ def test_a_fenced_block_runs_as_a_cell_and_its_output_comes_back_as_text(
     assert second.messages[3] == {'role': 'user',
                                   'content': f'Output of your cell:\n42\n\n{FENCE_NEXT_ASK}'}
     assert 'continue_final_message' not in second.body  # only the first reply is forced
+
+
+def test_without_asks_the_card_and_the_outputs_end_with_what_the_cells_printed(
+        station, server, endpoint):
+    # The ablation's variant: the same episode, no ask after the card or after an output.
+    server.extend([text_turn('print(40 + 2)\n```'), *end_turns('done')])
+    result, planner = _run(station, _fence(endpoint), prompt=PromptVariant(asks=False))
+    assert result.cells == 1 and planner.prompt == PromptVariant(asks=False)
+    first, second = server.requests[:2]
+    assert FENCE_FIRST_ASK not in str(first.messages[1]['content'])
+    assert FENCE_FIRST_ASK_ALONE not in str(first.messages[1]['content'])
+    assert second.messages[3] == {'role': 'user', 'content': 'Output of your cell:\n42\n'}
+    assert prompt_text('example_code.md') in first.messages[0]['content']
+
+
+def test_without_the_worked_example_the_first_ask_points_at_no_example(
+        station, server, endpoint):
+    server.extend([text_turn('print(1)\n```'), *end_turns('done')])
+    _run(station, _fence(endpoint), prompt=PromptVariant(worked_example=False))
+    system, card = server.requests[0].messages[:2]
+    assert 'worked example' not in system['content'].lower()
+    last = card['content'][-1]['text'] if isinstance(card['content'], list) else card['content']
+    assert last.endswith(FENCE_FIRST_ASK_ALONE) and 'example' not in last
+    assert server.requests[1].messages[3]['content'].endswith(FENCE_NEXT_ASK)
 
 
 def test_several_blocks_run_in_order_and_are_answered_in_one_message(

@@ -4,8 +4,10 @@ import numpy as np
 from pyrua_agent.planners import interface_prompt, PLANNERS
 from pyrua_agent.planners.base import TaskCard
 from pyrua_agent.prompt import (
+    AS_IN_THE_EXAMPLE,
     prompt_text,
     PromptFiles,
+    PromptVariant,
     system_prompt,
     task_card_message,
     task_card_text,
@@ -26,8 +28,9 @@ def test_every_interface_prompt_has_intro_reference_and_notes():
         assert text == system_prompt(files, 'API-REFERENCE-MARKER\n', '- FACTS-MARKER')
         assert text.startswith(prompt_text(files.intro))
         assert '# API reference\n\nAPI-REFERENCE-MARKER\n\n# Operating notes' in text
+        reply = prompt_text(files.reply) if files.reply else ''
         notes = prompt_text(files.notes).replace(
-            '$reply_format', prompt_text(files.reply) if files.reply else '')
+            '$reply_format', reply.replace('${as_in_the_example}', AS_IN_THE_EXAMPLE))
         # The interface's notes, then its worked example, close the prompt.
         assert text.endswith(notes + '\n\n' + prompt_text(files.example))
         assert '## This station (measured from it)\n\n- FACTS-MARKER\n' in text
@@ -41,6 +44,32 @@ def test_the_fence_form_says_how_replies_are_read_and_offers_no_tool_call():
     assert 'Call `python` in every turn' in tool and 'one ```python block' not in tool
     with pytest.raises(ValueError, match="form 'fence' vs interface 'tools'"):
         interface_prompt('tools', 'REF', '- F', form='fence')
+
+
+def test_without_the_worked_example_the_prompt_ends_with_the_notes_and_points_at_none():
+    """The ablation's variant drops the example and every pointer to it, nothing else."""
+    for name, kind in PLANNERS.items():
+        for form, files in (('tool', kind.prompt), ('fence', kind.fence_prompt)):
+            if files is None:
+                continue
+            full = interface_prompt(name, 'REF', '- F', form=form)
+            bare = interface_prompt(name, 'REF', '- F', form=form, worked_example=False)
+            example = prompt_text(files.example)
+            assert full.endswith('\n\n' + example) and example not in bare
+            assert 'worked example' not in bare.lower() and '$' not in bare
+            assert bare == system_prompt(files, 'REF', '- F', worked_example=False)
+            if form == 'fence':  # only the pointer goes: "code only, with no comments"
+                assert 'code only, with no comments' in bare
+                assert full.replace(AS_IN_THE_EXAMPLE, '') == bare + '\n\n' + example
+            else:
+                assert full == bare + '\n\n' + example
+
+
+def test_a_prompt_variant_takes_only_booleans_and_says_what_it_drops():
+    assert repr(PromptVariant()) == 'PromptVariant(full)'
+    assert repr(PromptVariant(asks=False)) == 'PromptVariant(without asks)'
+    with pytest.raises(ValueError, match="worked_example 'no' vs true or false"):
+        PromptVariant(worked_example='no')
 
 
 def test_worked_examples_use_what_the_move_to_docstring_says():

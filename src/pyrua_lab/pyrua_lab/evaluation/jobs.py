@@ -67,7 +67,8 @@ class EpisodeJob:
         """Return the keys every record of this episode carries besides the result's."""
         return {'episode_id': self.episode_id, 'interface': self.interface.name,
                 'planner': self.interface.planner, 'model': self.interface.model,
-                'cost_model': self.interface.cost_model, 'perception': self.perception,
+                'cost_model': self.interface.cost_model, 'prompt': dict(self.interface.prompt),
+                'perception': self.perception,
                 'dimension': self.dimension,
                 'suite': self.suite, 'half': self.half, 'attempt': self.attempt,
                 'spec': self.spec_name, 'labels': dict(self.labels)}

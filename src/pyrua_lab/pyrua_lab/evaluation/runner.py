@@ -58,6 +58,7 @@ def episode_spec(job: EpisodeJob, endpoint: Any | None = None) -> Any:
     if needs_endpoint(interface.planner):
         options['endpoint'] = endpoint or interface.endpoint_config()
         options['prices_file'] = job.prices
+        options['prompt'] = interface.prompt_variant()
     elif interface.source is not None:
         options['source'] = interface.source.format(task=job.task, seed=job.seed,
                                                     layout=job.layout)

@@ -11,6 +11,7 @@ keys (with a "did you mean") and bad values before any episode starts::
     interfaces:                                 # label -> planner and its inputs
       code:  {planner: code, endpoint: {base_url: 'http://127.0.0.1:8000/v1', model: M}}
       tools: {planner: tools, endpoint: {base_url: 'http://127.0.0.1:8000/v1', model: M}}
+      code_bare: {planner: code, endpoint: {...}, prompt: {worked_example: false}}
     budgets: {max_llm_calls: 40}
     perception: color                           # a segmenter, or rgbd (LIBERO)
     sandbox: auto                               # cell isolation: auto, bwrap, none
@@ -31,6 +32,7 @@ from typing import Any
 
 from pyrua_agent.budgets import BudgetConfig
 from pyrua_agent.llm import EndpointConfig
+from pyrua_agent.prompt import PromptVariant
 from pyrua_agent.runtime.sandbox import SANDBOX_MODES
 from pyrua_primitives.library import LibraryConfig
 from pyrua_primitives.naming import unknown_name
@@ -39,7 +41,7 @@ import yaml
 
 SPEC_KEYS = ('allow_privileged', 'budgets', 'cell_timeout_s', 'interfaces', 'labels', 'layouts',
              'name', 'perception', 'prices', 'sandbox', 'seeds', 'success_guard', 'tasks')
-INTERFACE_KEYS = ('endpoint', 'plan', 'planner', 'source')
+INTERFACE_KEYS = ('endpoint', 'plan', 'planner', 'prompt', 'source')
 PLANS = ('reference',)
 SOURCE_FIELDS = ('task', 'seed', 'layout')
 WORLD_PERCEPTIONS = {'rgbd': 'libero'}
@@ -65,6 +67,8 @@ class InterfaceSpec:
         per episode. A script interface without one runs each task's bundled program.
     :param plan: ``'reference'`` makes this the cost model: the loopback server replays the
         task's reference program through this (LLM) interface.
+    :param prompt: ``PromptVariant`` fields for LLM planners, e.g. ``{worked_example: false}``
+        (the prompt ablation); empty: the full prompt.
     """
 
     name: str
@@ -72,6 +76,7 @@ class InterfaceSpec:
     endpoint: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
     plan: str | None = None
+    prompt: Mapping[str, bool] = field(default_factory=dict)
 
     @property
     def cost_model(self) -> bool:
@@ -91,10 +96,15 @@ class InterfaceSpec:
         """Return the endpoint of an LLM interface (the spec's fields over the defaults)."""
         return EndpointConfig(**self.endpoint)
 
+    def prompt_variant(self) -> PromptVariant:
+        """Return the prompt parts of an LLM interface (the spec's fields over the full one)."""
+        return PromptVariant(**self.prompt)
+
     def __repr__(self) -> str:
         what = self.source or self.model or 'bundled program'
         plan = f', plan={self.plan}' if self.plan else ''
-        return f'InterfaceSpec({self.name}: {self.planner} ({what}){plan})'
+        prompt = f', {self.prompt_variant()!r}' if self.prompt else ''
+        return f'InterfaceSpec({self.name}: {self.planner} ({what}){plan}{prompt})'
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,7 +164,7 @@ class EvalSpec:
             'layouts': list(self.layouts),
             'interfaces': {i.name: {k: v for k, v in (
                 ('planner', i.planner), ('endpoint', dict(i.endpoint)), ('source', i.source),
-                ('plan', i.plan)) if v} for i in self.interfaces},
+                ('plan', i.plan), ('prompt', dict(i.prompt))) if v} for i in self.interfaces},
             'budgets': asdict(self.budgets), 'cell_timeout_s': self.cell_timeout_s,
             'perception': self.perception, 'allow_privileged': self.allow_privileged,
             'sandbox': self.sandbox,
@@ -220,6 +230,10 @@ def _interface(name: str, data: Any, source: str) -> InterfaceSpec:
     endpoint = dict(data.get('endpoint') or {})
     source_file = data.get('source')
     plan = data.get('plan')
+    prompt = _prompt_fields(data.get('prompt'), where)
+    if prompt and not needs_endpoint(planner):
+        raise ValueError(f'{where}: planner {planner!r} asks no model, so it has no prompt; '
+                         'remove prompt')
     if needs_endpoint(planner):
         if source_file is not None:
             raise ValueError(f'{where}: planner {planner!r} takes an endpoint, not a source '
@@ -250,7 +264,23 @@ def _interface(name: str, data: Any, source: str) -> InterfaceSpec:
                 raise ValueError(f'{where}: source {source_file!r} uses {exc} vs the fields '
                                  f'{SOURCE_FIELDS}; use only those in braces') from None
     return InterfaceSpec(name=str(name), planner=planner, endpoint=endpoint,
-                         source=None if source_file is None else str(source_file), plan=plan)
+                         source=None if source_file is None else str(source_file), plan=plan,
+                         prompt=prompt)
+
+
+def _prompt_fields(data: Any, where: str) -> dict[str, bool]:
+    """Return an interface's ``prompt:`` fields, checked against ``PromptVariant``."""
+    if data is None:
+        return {}
+    valid = tuple(PromptVariant.__dataclass_fields__)
+    if not isinstance(data, Mapping):
+        raise ValueError(f'{where}: prompt is {data!r} vs a mapping of part -> true/false; '
+                         f'the parts are {list(valid)}, e.g. {{worked_example: false}}')
+    _refuse_unknown(data, valid, f'{where}: prompt')
+    for key, value in data.items():
+        if not isinstance(value, bool):
+            raise ValueError(f'{where}: prompt: {key} {value!r} vs true or false')
+    return {str(k): v for k, v in data.items()}
 
 
 def parse_spec(data: Any, source: str = '<spec>') -> EvalSpec:

@@ -1,5 +1,7 @@
 """The eval spec: parsing, refusals and the episode list."""
 
+import dataclasses
+
 from pyrua_lab.evaluation import expand, load_spec, parse_spec
 from pyrua_lab.evaluation.jobs import episode_id, resolve_tasks
 import pytest
@@ -66,6 +68,13 @@ def test_a_dimension_entry_names_all_its_tasks():
     ({'perception': 'colour'}, "unknown perception mode 'colour'; did you mean 'color'"),
     ({'perception': 'oracle'}, 'ground truth'),
     ({'sandbox': 'strict'}, "unknown sandbox mode 'strict'"),
+    ({'interfaces': {'c': {'planner': 'code', 'prompt': {'worked_exampel': False}}}},
+     "prompt: unknown key 'worked_exampel'; did you mean 'worked_example'"),
+    ({'interfaces': {'c': {'planner': 'code', 'prompt': {'asks': 'no'}}}},
+     "prompt: asks 'no' vs true or false"),
+    ({'interfaces': {'c': {'planner': 'code', 'prompt': ['asks']}}}, 'vs a mapping of part'),
+    ({'interfaces': {'s': {'planner': 'script', 'prompt': {'asks': False}}}},
+     'asks no model, so it has no prompt'),
 ])
 def test_spec_refuses_bad_input_and_says_what_to_do(change, message):
     with pytest.raises(ValueError, match=message.replace('(', r'\(')):
@@ -101,6 +110,49 @@ def test_the_bundled_specs_parse_and_cover_the_whole_suite(name):
     jobs = expand(spec)
     assert {j.task for j in jobs} == set(TASKS)
     assert len(jobs) == len(TASKS) * len(spec.layouts) * len(spec.interfaces)
+
+
+def test_an_interface_prompt_reaches_its_episodes_spec_and_record():
+    from pyrua_agent.prompt import PromptVariant
+    from pyrua_lab.evaluation.runner import episode_spec
+
+    interfaces = {'bare': {'planner': 'code', 'prompt': {'worked_example': False}},
+                  'full': {'planner': 'code'}, 'script': {'planner': 'script'}}
+    spec = parse_spec({**SPEC, 'tasks': ['pick_place'], 'seeds': [0], 'layouts': [0],
+                       'interfaces': interfaces})
+    assert 'PromptVariant(without worked_example)' in repr(spec.interface('bare'))
+    jobs = {j.interface.name: j for j in expand(spec)}
+    bare, full, script = (episode_spec(jobs[n]) for n in ('bare', 'full', 'script'))
+    assert bare.prompt == PromptVariant(worked_example=False)
+    assert full.prompt == PromptVariant() == script.prompt
+    assert bare.to_record()['prompt'] == {'worked_example': False, 'asks': True}
+    assert script.to_record()['prompt'] is None  # a planner that asks no model has none
+    assert jobs['bare'].describe()['prompt'] == {'worked_example': False}
+    assert jobs['full'].describe()['prompt'] == {}
+    # spec.json keeps the prompt only where one is given, so older run folders still bind.
+    kept = spec.to_dict()['interfaces']
+    assert kept['bare']['prompt'] == {'worked_example': False} and 'prompt' not in kept['full']
+    assert parse_spec(spec.to_dict()) == spec
+
+
+def test_the_prompt_ablation_takes_one_part_away_from_the_comparisons_code_arm():
+    from importlib import resources
+
+    folder = resources.files('pyrua_lab') / 'evaluation' / 'specs'
+    ablation = load_spec(str(folder / 'ablation_prompt.yaml'))
+    comparison = load_spec(str(folder / 'real_model.yaml')).interface('code')
+    arms = {i.name: i for i in ablation.interfaces}
+    assert arms['code_fence'] == dataclasses.replace(comparison, name='code_fence')
+    changed = {name: ({k: v for k, v in arm.endpoint.items() if comparison.endpoint.get(k) != v},
+                      dict(arm.prompt)) for name, arm in arms.items()}
+    assert changed == {'code_fence': ({}, {}),
+                       'code_bare': ({}, {'worked_example': False}),
+                       'code_json': ({'call_form': 'tool'}, {}),
+                       'code_no_asks': ({}, {'asks': False})}
+    jobs = expand(ablation)
+    assert len(jobs) == 48 and len({j.task for j in jobs}) == 6  # 12 episodes an arm
+    # Task by task, each layout's arms in turn: a cut-off run leaves comparable arms.
+    assert [j.interface.name for j in jobs[:4]] == list(arms)
 
 
 def test_privileged_perception_needs_an_explicit_allow():
