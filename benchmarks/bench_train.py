@@ -20,9 +20,12 @@ folder (e.g. a 4B model on a GPU), ``--episodes N`` per measurement.
 
 ``--step --model local:qwen2.5-coder-0.5b`` (or a ``.gguf`` / model folder) measures a real
 model instead: load time, one sampled completion on the code agent's real first prompt
-(pick_place: system prompt + task card), and one optimizer step (forward + backward of the
-clipped loss over ``--calls`` model calls, then Adam) with its wall time and the process's
-peak memory (peak RSS on CPU; ``torch.cuda.max_memory_allocated`` on CUDA).
+(pick_place: system prompt + task card), computed whole and then again with the system
+message's cache kept (what the rollout engine does from an episode's second request on), and
+one optimizer step (forward + backward of the clipped loss over ``--calls`` model calls, then
+Adam) with its wall time and the process's peak memory (peak RSS on CPU;
+``torch.cuda.max_memory_allocated`` on CUDA). ``--lora-rank 16`` trains LoRA adapters instead
+of every weight.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ def _measure(engine: RolloutEngine, config: TrainConfig, episodes: int, out: Pat
     return rollouts
 
 
-def _first_prompt(policy: LocalPolicy) -> tuple[list[int], list[str]]:
+def _first_prompt(policy: LocalPolicy) -> tuple[list[int], list[str], int]:
     """Return the code agent's first prompt on pick_place, and the bundled program's cells."""
     from pyrua_agent.episode import bundled_program
     from pyrua_agent.llm import python_tool
@@ -81,9 +84,10 @@ def _first_prompt(policy: LocalPolicy) -> tuple[list[int], list[str]]:
     finally:
         twin.close()
     messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': card}]
-    prompt = policy.render(messages, [python_tool(PYTHON_TOOL_DESCRIPTION)])
+    tools = [python_tool(PYTHON_TOOL_DESCRIPTION)]
+    prompt = policy.render(messages, tools)
     cells = [cell.code for cell in read_percent_file(bundled_program('pick_place'))]
-    return prompt, cells
+    return prompt, cells, policy.system_prefix(messages, tools, prompt)
 
 
 def _peak_memory_gb(policy: LocalPolicy) -> str:
@@ -98,7 +102,7 @@ def _peak_memory_gb(policy: LocalPolicy) -> str:
 
 
 def real_model_step(model: str, calls: int, sample_tokens: int,
-                    gradient_checkpointing: bool = False) -> None:
+                    gradient_checkpointing: bool = False, lora_rank: int = 0) -> None:
     """Measure load, sampling and one optimizer step of a real model; print one line each."""
     import torch
 
@@ -107,16 +111,19 @@ def real_model_step(model: str, calls: int, sample_tokens: int,
     from pyrua_lab.training.tiny import python_call_text
 
     started = time.monotonic()
-    policy = LocalPolicy(model, gradient_checkpointing=gradient_checkpointing)
+    policy = LocalPolicy(model, gradient_checkpointing=gradient_checkpointing,
+                         lora_rank=lora_rank)
     print(f'load {policy!r}: {time.monotonic() - started:.1f} s, {_peak_memory_gb(policy)}',
           flush=True)
-    prompt, cells = _first_prompt(policy)
-    started = time.monotonic()
-    sampled = policy.sample(prompt, max(sample_tokens, 1), policy.generator(0))
-    wall = time.monotonic() - started
-    print(f'sample: {len(prompt)} prompt tokens + {len(sampled.completion_ids)} generated in '
-          f'{wall:.1f} s ({len(sampled.completion_ids) / wall:.2f} tokens/s incl. prefill); '
-          f'text: {policy.decode(sampled.completion_ids)[:120]!r}', flush=True)
+    prompt, cells, prefix = _first_prompt(policy)
+    for label, kept in (('whole prompt', 0), ('system message computed, kept', prefix),
+                        ('system message kept', prefix)):
+        started = time.monotonic()
+        sampled = policy.sample(prompt, max(sample_tokens, 1), policy.generator(0), prefix=kept)
+        wall = time.monotonic() - started
+        print(f'sample ({label}): {len(prompt)} prompt tokens ({kept} kept) + '
+              f'{len(sampled.completion_ids)} generated in {wall:.1f} s; '
+              f'text: {policy.decode(sampled.completion_ids)[:80]!r}', flush=True)
     end = policy.tokenizer.convert_tokens_to_ids('<|im_end|>')
     completions = []
     history = list(prompt)
@@ -131,7 +138,7 @@ def real_model_step(model: str, calls: int, sample_tokens: int,
                                           add_special_tokens=False)['input_ids']
     rollout = Rollout('bench', ('pick_place', 0), 1.0, 'solved', '', tuple(completions),
                       len(completions), 0.0)
-    optimizer = torch.optim.Adam(policy.model.parameters(), lr=1e-6, eps=1e-8)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-6, eps=1e-8)
     print(f'old log-probs of {len(completions)} calls done; {_peak_memory_gb(policy)}',
           flush=True)
     policy.model.train()
@@ -158,6 +165,8 @@ def main() -> None:
                         help='--step: tokens sampled on the first prompt')
     parser.add_argument('--gradient-checkpointing', action='store_true',
                         help='--step: recompute activations in the backward pass')
+    parser.add_argument('--lora-rank', type=int, default=0,
+                        help='--step: train LoRA adapters of this rank (0: every weight)')
     parser.add_argument('--hidden', type=int, default=32, help='tiny policy width')
     parser.add_argument('--layers', type=int, default=2, help='tiny policy layers')
     parser.add_argument('--episodes', type=int, default=16, help='episodes per measurement')
@@ -166,7 +175,7 @@ def main() -> None:
         if not args.model:
             parser.error('--step needs --model (e.g. local:qwen2.5-coder-0.5b)')
         real_model_step(args.model, args.calls, args.sample_tokens,
-                        args.gradient_checkpointing)
+                        args.gradient_checkpointing, args.lora_rank)
         return
     work = Path(tempfile.mkdtemp(prefix='bench_train_'))
     model = args.model or build_tiny_policy(work / 'model', TOY_CELLS, hidden_size=args.hidden,

@@ -102,8 +102,8 @@ elif [ "$with_test" = 1 ]; then
   "${pip[@]}" --use-pep517 -e "src/pyrua_primitives[sam3]"
   say "installing the ray extra for the pyrua eval --executor ray tests"
   "${pip[@]}" --use-pep517 -e "src/pyrua_lab[ray]"
-  # The training tests (pyrua train) need trl and accelerate on top of torch/transformers.
-  say "installing the train extra (trl, accelerate) for the training tests"
+  # The training tests (pyrua train) need trl, accelerate and peft on top of torch/transformers.
+  say "installing the train extra (trl, accelerate, peft) for the training tests"
   "${pip[@]}" --use-pep517 -e "src/pyrua_lab[train]"
 fi
 

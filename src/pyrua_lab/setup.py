@@ -29,8 +29,10 @@ setup(
         # pyrua eval --executor ray (about 80 MB; setup.sh --test installs it for the tests).
         'ray': ['ray>=2.9'],
         'test': ['pytest>=8'],
-        # GRPO training (pyrua train): the policy, its optimizer and TRL's GRPO pieces.
+        # GRPO training (pyrua train): the policy, its optimizer, TRL's GRPO pieces and
+        # peft's LoRA adapters (lora_rank > 0).
         'train': ['torch>=2.4', 'transformers>=4.56', 'trl>=0.23', 'accelerate>=1.4',
+                  'peft>=0.13',
                   # GGUF in (from_pretrained(gguf_file=...)) and out (pyrua export --format gguf).
                   'gguf>=0.10'],
     },

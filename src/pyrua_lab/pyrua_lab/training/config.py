@@ -7,7 +7,9 @@ policy-gradient loss (0.2 below, 0.28 above) on every generated token, two optim
 of 64 episodes per iteration, Adam at a constant 1e-6, no KL and no entropy term, full
 fine-tuning, episodes limited to 24 cells, 25 minutes and 4,096 new tokens per call, groups
 with an infrastructure failure dropped and played again, 30 iterations, a checkpoint per
-iteration. A spec names at least the model folder and the training tasks::
+iteration. ``lora_rank`` > 0 trains low-rank adapters (``peft``) instead of every weight: the
+optimizer state of a CPU run then fits, and a larger learning rate is the usual choice. A
+spec names at least the model folder and the training tasks::
 
     model: /models/Qwen3-4B-Instruct       # or a .gguf file, or local:qwen2.5-coder-0.5b
     tasks: [pick_place, stack_blocks, push_to_zone]
@@ -110,6 +112,20 @@ class TrainConfig:
     :param wall_clock_s: wall-clock budget of a training episode, seconds.
     :param max_new_tokens: generated tokens per model call.
     :param temperature: sampling temperature of rollouts.
+    :param call_form: how the policy writes a cell, as ``EndpointConfig.call_form``:
+        ``'auto'`` reads the model as evaluation reads it (a ``local:`` model with the local
+        models' settings: fenced blocks, the first reply prefilled with the block's opening;
+        any other model with ``python`` tool calls), or ``'tool'`` / ``'fence'``.
+    :param lora_rank: 0 trains every weight (the recipe); > 0 trains LoRA adapters of this
+        rank on every linear layer of the decoder (``peft``), the base weights frozen.
+    :param lora_alpha: the adapters' scale numerator (their update is scaled by
+        ``lora_alpha / lora_rank``).
+    :param system_gradient: True (the recipe): the gradient flows through every prompt
+        token. False: the loss holds each call's system message constant (its keys and
+        values computed with the current weights, without gradient), so the forward and
+        backward passes cover only what follows it: the same loss, several times cheaper for
+        a long system prompt on a CPU, and a gradient that leaves out how the weights change
+        the system message's keys and values.
     :param engine: the rollout engine, one of ``ENGINES``: ``'transformers'`` (in process,
         one request at a time) or ``'sglang'`` (a running SGLang server at ``engine_url``
         generates, batched; CUDA only; weights synced after each iteration).
@@ -154,6 +170,10 @@ class TrainConfig:
     wall_clock_s: float = 1500.0
     max_new_tokens: int = 4096
     temperature: float = 1.0
+    call_form: str = 'auto'
+    lora_rank: int = 0
+    lora_alpha: float = 16.0
+    system_gradient: bool = True
     engine: str = 'transformers'
     engine_url: str = ''
     device: str = 'auto'
@@ -179,12 +199,14 @@ class TrainConfig:
         if not self.tasks:
             raise ValueError('tasks [] vs at least one training task')
         from pyrua_agent.episode import SANDBOX_MODES
+        from pyrua_agent.llm.config import CALL_FORMS
         from pyrua_primitives.world import world_names
 
         from ..evaluation.executors import EXECUTORS
 
         for name, options in (('world', world_names()), ('engine', ENGINES),
-                              ('sandbox', SANDBOX_MODES), ('executor', EXECUTORS)):
+                              ('sandbox', SANDBOX_MODES), ('executor', EXECUTORS),
+                              ('call_form', CALL_FORMS)):
             if getattr(self, name) not in options:
                 raise ValueError(unknown_name(name, getattr(self, name), options))
         from .policy import COMPUTE_DTYPES, DTYPES
@@ -228,10 +250,24 @@ class TrainConfig:
         if self.engine == 'sglang' and self.temperature != 1.0:
             raise ValueError(f"temperature {self.temperature} vs 1.0 for engine 'sglang': "
                              "SGLang's log-probs match the loss only at 1.0")
+        if (not isinstance(self.lora_rank, int) or isinstance(self.lora_rank, bool)
+                or self.lora_rank < 0):
+            raise ValueError(f'lora_rank {self.lora_rank!r} vs an integer >= 0 (0: every '
+                             'weight trains)')
+        if not (math.isfinite(self.lora_alpha) and self.lora_alpha > 0):
+            raise ValueError(f'lora_alpha {self.lora_alpha!r} vs > 0')
+        if self.lora_rank and self.engine == 'sglang':
+            raise ValueError("lora_rank > 0 vs engine 'sglang', which loads whole checkpoints; "
+                             'train LoRA with engine: transformers, or set lora_rank: 0')
         if self.max_grad_norm < 0:
             raise ValueError(f'max_grad_norm {self.max_grad_norm} vs >= 0 (0: off)')
         if self.endpoint_retries < 0:
             raise ValueError(f'endpoint_retries {self.endpoint_retries} vs >= 0')
+
+    @property
+    def uses_lora(self) -> bool:
+        """Return True when the run trains LoRA adapters, not every weight."""
+        return self.lora_rank > 0
 
     @property
     def episodes_per_iteration(self) -> int:

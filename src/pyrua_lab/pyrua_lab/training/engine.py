@@ -6,12 +6,15 @@ the real ``openai`` client, exactly as it talks to any endpoint in evaluation. E
 gets its own base URL, ``http://127.0.0.1:PORT/episodes/<episode_id>/v1``, so the server
 knows which episode a request belongs to without any extra field. For every completion it
 keeps the exact prompt tokens, the generated tokens and their sampling log-probs under that
-episode id; the trainer reads them back with ``take(episode_id)`` after the episode, so the
+episode id (a request with vLLM's ``continue_final_message`` continues its last, partial
+assistant message: the prefill is prompt, only the continuation is generated and
+returned); the trainer reads them back with ``take(episode_id)`` after the episode, so the
 loss sees exactly the tokens the model generated, never a re-tokenisation.
 
 Generation runs in process (``LocalPolicy.sample``), one request at a time behind a lock; the
 weights are the trainer's own tensors, so every optimizer step is visible to the next
-rollout at once (no weight sync is needed for this engine).
+rollout at once (no weight sync is needed for this engine; ``sync_weights`` drops the
+policy's kept system-message caches, computed with the old weights).
 """
 
 from __future__ import annotations
@@ -124,7 +127,8 @@ class RolloutEngine:
         problem = self._check(body)
         if problem:
             return 400, error_body(problem, 'invalid_request_error', None)
-        prompt = self.policy.render(body['messages'], body.get('tools'))
+        prompt = self.policy.render(body['messages'], body.get('tools'),
+                                    continue_final=bool(body.get('continue_final_message')))
         room = self.policy.max_positions - len(prompt)
         if room < 1:
             return 400, error_body(
@@ -133,21 +137,24 @@ class RolloutEngine:
                 'invalid_request_error', 'context_length_exceeded')
         asked = body.get('max_completion_tokens') or body.get('max_tokens') or self.max_new_tokens
         cap = min(int(asked), self.max_new_tokens, room)
-        completion = self.generate(episode, prompt, cap)
+        prefix = self.policy.system_prefix(body['messages'], body.get('tools'), prompt)
+        completion = self.generate(episode, prompt, cap, prefix=prefix)
         episode.completions.append(completion)
         return 200, self._response(episode_id, len(episode.completions), completion)
 
-    def generate(self, episode: _Episode, prompt: list[int], cap: int) -> Completion:
+    def generate(self, episode: _Episode, prompt: list[int], cap: int, *,
+                 prefix: int = 0) -> Completion:
         """Sample one completion of ``prompt`` in process, one request at a time."""
         with self._generate_lock:
             started = time.monotonic()
-            completion = self.policy.sample(prompt, cap, episode.generator)
+            completion = self.policy.sample(prompt, cap, episode.generator, prefix=prefix)
             self.generate_s += time.monotonic() - started
             self.generated_tokens += len(completion.completion_ids)
         return completion
 
     def sync_weights(self, folder: Any, version: int) -> None:
-        """Do nothing: this engine samples from the trainer's own tensors."""
+        """Drop the kept prompt caches: this engine samples from the trainer's own tensors."""
+        self.policy.forget_prefixes()
 
     def _check(self, body: Mapping[str, Any]) -> str:
         if not isinstance(body.get('messages'), list) or not body['messages']:
@@ -156,6 +163,15 @@ class RolloutEngine:
             return 'stream=true vs not supported by the rollout engine; send stream=false'
         if body.get('n', 1) != 1:
             return f"n={body['n']} vs 1; the rollout engine samples one choice per request"
+        if body.get('continue_final_message'):
+            last = body['messages'][-1]
+            if not isinstance(last, Mapping) or last.get('role') != 'assistant':
+                return ('continue_final_message=true vs a last message that is not the '
+                        "assistant's partial reply; end messages with it, or drop the flag")
+            if body.get('add_generation_prompt', True):
+                return ('continue_final_message=true with add_generation_prompt=true: the '
+                        'reply cannot both continue and start a turn; send '
+                        'add_generation_prompt=false')
         temperature = body.get('temperature')
         if temperature is not None and temperature != self.policy.temperature:
             return (f'temperature {temperature} vs the policy temperature '

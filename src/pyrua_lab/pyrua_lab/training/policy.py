@@ -9,12 +9,23 @@ under the sampling distribution (``log_softmax(logits / temperature)``). ``token
 recomputes the same quantity with gradients for the loss, using TRL's
 ``selective_log_softmax``.
 
-torch, transformers and trl are the ``train`` extra: ``pip install 'pyrua_lab[train]'``.
+A request's system message (the same long prompt in every episode of a run) is computed once
+per set of weights: its key-value cache is kept, keyed by its tokens, and each request copies
+it and computes only what follows (``sample(prefix=...)``); ``forget_prefixes`` drops the
+kept caches when the weights change. The kept prefix is always the whole system message,
+computed alone, so a request's numbers do not depend on which requests came before it.
+
+With ``lora_rank`` > 0 the model is wrapped in LoRA adapters (``peft``) on every linear
+layer: only the adapters train.
+
+torch, transformers, trl and peft are the ``train`` extra: ``pip install 'pyrua_lab[train]'``.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+import copy
 from dataclasses import dataclass
 import inspect
 from pathlib import Path
@@ -27,16 +38,20 @@ from .model_source import resolve_source
 
 DTYPES = ('float32', 'bfloat16', 'float16')
 COMPUTE_DTYPES = ('auto', *DTYPES)
+KEPT_PREFIXES = 4
+"""System-message caches kept at once (one per task's prompt is the usual need)."""
+LORA_SEED = 0
+"""Seeds the LoRA adapters' random initial A matrices (B starts at zero)."""
 
 
 def require_training_stack() -> None:
     """
-    Check that torch, transformers and trl import.
+    Check that torch, transformers, trl and peft import.
 
     :raises MissingDependency: naming the pip command of the train extra.
     """
     missing = []
-    for module in ('torch', 'transformers', 'trl'):
+    for module in ('torch', 'transformers', 'trl', 'peft'):
         try:
             __import__(module)
         except ImportError:
@@ -55,12 +70,15 @@ class Completion:
     :param completion_ids: every generated token, the end-of-turn token included.
     :param logprobs: the sampling log-probability of each generated token.
     :param finish_reason: ``'stop'`` (end-of-turn token) or ``'length'`` (token cap).
+    :param prefix: the first prompt tokens whose key-value cache was kept (the system
+        message; 0: the whole prompt was computed for this call).
     """
 
     prompt_ids: tuple[int, ...]
     completion_ids: tuple[int, ...]
     logprobs: tuple[float, ...]
     finish_reason: str
+    prefix: int = 0
 
     def __repr__(self) -> str:
         return (f'Completion({len(self.prompt_ids)} prompt + {len(self.completion_ids)} '
@@ -82,12 +100,17 @@ class LocalPolicy:
         training log-probs use the same one.
     :param temperature: sampling temperature (also used for the training log-probs).
     :param gradient_checkpointing: trade compute for memory in the training forward pass.
-    :raises FileNotFoundError: when ``path`` is none of those.
+    :param lora_rank: 0: every weight trains; > 0: LoRA adapters of this rank on every
+        linear layer of the decoder train, the loaded weights frozen.
+    :param lora_alpha: the adapters' scale numerator (``lora_alpha / lora_rank``).
+    :param adapter: a saved adapter folder to continue training (a resumed LoRA run).
+    :raises FileNotFoundError: when ``path`` is none of those, or ``adapter`` is missing.
     """
 
     def __init__(self, path: str | Path, *, device: str = 'auto', dtype: str = 'float32',
                  compute_dtype: str = 'auto', temperature: float = 1.0,
-                 gradient_checkpointing: bool = False) -> None:
+                 gradient_checkpointing: bool = False, lora_rank: int = 0,
+                 lora_alpha: float = 16.0, adapter: str | Path | None = None) -> None:
         require_training_stack()
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -132,13 +155,35 @@ class LocalPolicy:
         # transformers 5.x renamed the key-value cache argument from past_key_values to cache.
         forward = inspect.signature(self.model.forward).parameters
         self._cache_name = 'cache' if 'cache' in forward else 'past_key_values'
+        self.lora_rank = lora_rank
+        if lora_rank or adapter is not None:
+            self.model = _with_lora(self.model, lora_rank, lora_alpha, adapter,
+                                    gradient_checkpointing)
+        self._prefixes: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self.prefix_hits = 0
         self.max_positions = int(getattr(self.model.config, 'max_position_embeddings', 0)
                                  or 1 << 30)
 
     def __repr__(self) -> str:
         params = sum(p.numel() for p in self.model.parameters())
-        return (f'LocalPolicy({self.path.name!r}, {params:,} params, '
+        lora = (f', LoRA rank {self.lora_rank}: {self.trainable_parameters():,} train'
+                if self.lora_rank else '')
+        return (f'LocalPolicy({self.path.name!r}, {params:,} params{lora}, '
                 f'{self.device}, T={self.temperature:g})')
+
+    def parameters(self) -> list[Any]:
+        """Return the parameters that train (the adapters' only, with LoRA)."""
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    def trainable_parameters(self) -> int:
+        """Return how many weights train."""
+        return sum(p.numel() for p in self.parameters())
+
+    def merged_model(self) -> Any:
+        """Return the model to save as a plain model folder (adapters merged into a copy)."""
+        if not self.lora_rank:
+            return self.model
+        return copy.deepcopy(self.model).merge_and_unload()
 
     def _stop_ids(self) -> frozenset[int]:
         ids = set()
@@ -154,35 +199,93 @@ class LocalPolicy:
         return frozenset(ids)
 
     def render(self, messages: Sequence[Mapping[str, Any]],
-               tools: Sequence[Mapping[str, Any]] | None = None) -> list[int]:
-        """Return the prompt tokens of a chat request, ready for the assistant's turn."""
+               tools: Sequence[Mapping[str, Any]] | None = None, *,
+               continue_final: bool = False) -> list[int]:
+        """
+        Return the prompt tokens of a chat request, ready for the assistant's turn.
+
+        :param continue_final: the last message is the assistant's partial reply, to be
+            continued (vLLM's ``continue_final_message``), not closed.
+        """
         text = self.tokenizer.apply_chat_template(
             template_messages(messages), tools=list(tools) if tools else None,
-            add_generation_prompt=True, tokenize=False)
+            add_generation_prompt=not continue_final, continue_final_message=continue_final,
+            tokenize=False)
+        return self._tokens(text)
+
+    def system_prefix(self, messages: Sequence[Mapping[str, Any]],
+                      tools: Sequence[Mapping[str, Any]] | None,
+                      prompt: Sequence[int]) -> int:
+        """
+        Return how many of ``prompt``'s first tokens are the request's system message alone.
+
+        0 when the request opens with no system message or its tokens are not a prefix of
+        ``prompt`` (a template that renders it differently in context): nothing is reused.
+        """
+        if not messages or messages[0].get('role') != 'system' or len(messages) < 2:
+            return 0
+        text = self.tokenizer.apply_chat_template(
+            template_messages(messages[:1]), tools=list(tools) if tools else None,
+            add_generation_prompt=False, tokenize=False)
+        head = self._tokens(text)
+        if len(head) >= len(prompt) or list(prompt[:len(head)]) != head:
+            return 0
+        return len(head)
+
+    def _tokens(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)['input_ids'])
+
+    def forget_prefixes(self) -> None:
+        """Drop the kept system-message caches (call it whenever the weights change)."""
+        self._prefixes.clear()
+
+    def _prefix_cache(self, tokens: tuple[int, ...]) -> Any:
+        """Return a private copy of the key-value cache of ``tokens`` (computed on a miss)."""
+        import torch
+
+        cache = self._prefixes.get(tokens)
+        if cache is None:
+            with torch.no_grad(), self.compute():
+                out = self.model(input_ids=torch.tensor([list(tokens)], device=self.device),
+                                 use_cache=True, logits_to_keep=1)
+            cache = getattr(out, self._cache_name)
+            self._prefixes[tokens] = cache
+            while len(self._prefixes) > KEPT_PREFIXES:
+                self._prefixes.popitem(last=False)
+        else:
+            self.prefix_hits += 1
+            self._prefixes.move_to_end(tokens)
+        return copy.deepcopy(cache)
 
     def decode(self, ids: Sequence[int]) -> str:
         """Return the text of generated tokens, without the end-of-turn token."""
         kept = [i for i in ids if i not in self.stop_ids]
         return self.tokenizer.decode(kept, skip_special_tokens=False)
 
-    def sample(self, prompt_ids: Sequence[int], max_new_tokens: int, generator: Any) -> Completion:
+    def sample(self, prompt_ids: Sequence[int], max_new_tokens: int, generator: Any, *,
+               prefix: int = 0) -> Completion:
         """
         Sample one completion token by token, with a key-value cache.
 
         :param prompt_ids: the rendered prompt.
         :param max_new_tokens: the most tokens to generate.
         :param generator: the episode's ``torch.Generator`` (on the model's device).
+        :param prefix: the first tokens whose cache is kept across requests (the system
+            message, ``system_prefix``); 0 computes the whole prompt.
         :returns: the completion with each token's sampling log-prob.
+        :raises ValueError: for a prefix that leaves no prompt token to compute.
         """
         import torch
 
+        if not 0 <= prefix < len(prompt_ids):
+            raise ValueError(f'prefix {prefix} vs 0 <= prefix < {len(prompt_ids)} prompt '
+                             'tokens; the last prompt token gives the first logits')
         ids: list[int] = []
         logprobs: list[float] = []
         finish = 'length'
         with torch.no_grad(), self.compute():
-            step_input = torch.tensor([list(prompt_ids)], device=self.device)
-            cache = None
+            cache = self._prefix_cache(tuple(prompt_ids[:prefix])) if prefix else None
+            step_input = torch.tensor([list(prompt_ids[prefix:])], device=self.device)
             for _ in range(max_new_tokens):
                 out = self.model(input_ids=step_input, use_cache=True,
                                  **{self._cache_name: cache})
@@ -195,7 +298,7 @@ class LocalPolicy:
                     finish = 'stop'
                     break
                 step_input = token.view(1, 1)
-        return Completion(tuple(prompt_ids), tuple(ids), tuple(logprobs), finish)
+        return Completion(tuple(prompt_ids), tuple(ids), tuple(logprobs), finish, prefix)
 
     def compute(self) -> Any:
         """Return the autocast context of forward passes (a no-op when dtypes agree)."""
@@ -214,7 +317,7 @@ class LocalPolicy:
 
 
 def token_logprobs(policy: LocalPolicy, prompt_ids: Sequence[int],
-                   completion_ids: Sequence[int]) -> Any:
+                   completion_ids: Sequence[int], *, constant_prefix: int = 0) -> Any:
     """
     Return the log-prob of each generated token under the current weights, with gradients.
 
@@ -224,14 +327,51 @@ def token_logprobs(policy: LocalPolicy, prompt_ids: Sequence[int],
     :param policy: the policy (its temperature scales the logits, as in sampling).
     :param prompt_ids: the call's prompt tokens.
     :param completion_ids: the tokens the policy generated for it.
+    :param constant_prefix: the first prompt tokens (the system message) whose keys and values
+        are computed without gradient, with the current weights, and held constant: the
+        log-probs are the same, the forward and backward passes cover only what follows,
+        and the gradient leaves out how the weights change those keys and values.
     :returns: a 1-D float tensor aligned with ``completion_ids``.
+    :raises ValueError: for a constant prefix that leaves no prompt token.
     """
     import torch
     from trl.trainer.utils import selective_log_softmax
 
+    if not 0 <= constant_prefix < len(prompt_ids):
+        raise ValueError(f'constant_prefix {constant_prefix} vs 0 <= prefix < '
+                         f'{len(prompt_ids)} prompt tokens')
     tokens = torch.tensor([list(prompt_ids) + list(completion_ids)], device=policy.device)
     keep = len(completion_ids) + 1
+    cache = {}
+    if constant_prefix:
+        cache = {policy._cache_name: policy._prefix_cache(tuple(prompt_ids[:constant_prefix]))}
+        tokens = tokens[:, constant_prefix:]
     with policy.compute():
-        logits = policy.model(input_ids=tokens, logits_to_keep=keep).logits
+        logits = policy.model(input_ids=tokens, logits_to_keep=keep, **cache).logits
     logits = logits[:, :-1].float() / policy.temperature
     return selective_log_softmax(logits, tokens[:, -len(completion_ids):])[0]
+
+
+def _with_lora(model: Any, rank: int, alpha: float, adapter: str | Path | None,
+               gradient_checkpointing: bool) -> Any:
+    """Return ``model`` wrapped in LoRA adapters: new ones of ``rank``, or ``adapter``'s."""
+    import peft
+    import torch
+
+    if adapter is not None:
+        if not (Path(adapter) / 'adapter_config.json').is_file():
+            raise FileNotFoundError(f'LoRA adapter folder {str(adapter)!r} has no '
+                                    'adapter_config.json; give the adapter/ folder of a '
+                                    'checkpoint')
+        wrapped = peft.PeftModel.from_pretrained(model, str(adapter), is_trainable=True)
+    else:
+        if rank < 1:
+            raise ValueError(f'lora_rank {rank} vs >= 1 for new adapters')
+        config = peft.LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, bias='none',
+                                 target_modules='all-linear', task_type='CAUSAL_LM')
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(LORA_SEED)
+            wrapped = peft.get_peft_model(model, config)
+    if gradient_checkpointing:
+        wrapped.enable_input_require_grads()  # checkpointed blocks need a grad-carrying input
+    return wrapped

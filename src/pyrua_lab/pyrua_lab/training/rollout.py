@@ -77,6 +77,37 @@ def episode_seed(train_seed: int, episode_id: str) -> int:
     return random.Random(f'{train_seed}/{episode_id}').getrandbits(62)
 
 
+def training_endpoint(config: TrainConfig, url: str) -> Any:
+    """
+    Return the endpoint a training episode's code planner reads the policy through.
+
+    A ``local:`` model is read as evaluation reads it (``llm.local.local_endpoint``: the
+    reply form, the prefilled first reply, the forced calls, text only), except that every
+    call samples at the policy's temperature (the loss needs the sampling distribution); any
+    other model as a plain endpoint in ``config.call_form``.
+
+    :param config: the run's settings.
+    :param url: the engine's base URL of the episode.
+    """
+    from dataclasses import replace
+
+    from pyrua_agent.llm import EndpointConfig
+    from pyrua_agent.llm.local import local_endpoint
+    from pyrua_local.models import is_local
+
+    endpoint = EndpointConfig(base_url=url, model=config.model if is_local(config.model)
+                              else 'policy', call_form=config.call_form,
+                              max_retries=config.endpoint_retries, backoff_initial_s=0.5,
+                              timeout_s=max(600.0, config.wall_clock_s))
+    if is_local(config.model):
+        endpoint = replace(local_endpoint(endpoint, url), model='policy',
+                           max_retries=config.endpoint_retries, repeat_temperature=None,
+                           max_output_tokens=config.max_new_tokens)
+    elif endpoint.code_form == 'fence':
+        endpoint = replace(endpoint, continues_final_message=True)
+    return endpoint
+
+
 def episode_spec(config: TrainConfig, instance: tuple[str, int], endpoint_url: str,
                  runs_dir: str) -> Any:
     """
@@ -89,16 +120,13 @@ def episode_spec(config: TrainConfig, instance: tuple[str, int], endpoint_url: s
     """
     from pyrua_agent.budgets import BudgetConfig
     from pyrua_agent.episode import EpisodeSpec
-    from pyrua_agent.llm import EndpointConfig
 
     task, layout = instance
     budgets = BudgetConfig(max_cells=config.max_cells, max_llm_calls=config.max_llm_calls,
                            wall_clock_s=config.wall_clock_s)
-    endpoint = EndpointConfig(base_url=endpoint_url, model='policy',
-                              max_retries=config.endpoint_retries, backoff_initial_s=0.5,
-                              timeout_s=max(600.0, config.wall_clock_s))
     return EpisodeSpec(task=task, seed=config.seed, layout=layout, world=config.world,
-                       planner='code', endpoint=endpoint, budgets=budgets,
+                       planner='code', endpoint=training_endpoint(config, endpoint_url),
+                       budgets=budgets,
                        record=config.record, runs_dir=runs_dir, sandbox=config.sandbox)
 
 

@@ -115,8 +115,13 @@ class SglangRolloutEngine(RolloutEngine):
         """Return the episode's stream of per-call sampling seeds (the server samples)."""
         return random.Random(seed)
 
-    def generate(self, episode: Any, prompt: list[int], cap: int) -> Completion:
-        """Ask the SGLang server for one completion; return its exact tokens and log-probs."""
+    def generate(self, episode: Any, prompt: list[int], cap: int, *,
+                 prefix: int = 0) -> Completion:
+        """
+        Ask the SGLang server for one completion; return its exact tokens and log-probs.
+
+        ``prefix`` is unused: the server's radix cache reuses shared prompt prefixes itself.
+        """
         body = {'input_ids': list(prompt), 'return_logprob': True,
                 'sampling_params': {'temperature': self.policy.temperature,
                                     'max_new_tokens': cap,

@@ -18,7 +18,9 @@ Layout of the output folder::
     OUT/episodes.jsonl         one line per played episode (dropped groups included)
     OUT/checkpoints/iter-NNNN/ model + tokenizer (a model folder) + optimizer.pt + state.json
                                (the iteration, and the GGUF the run started from, if any:
-                               ``pyrua export CKPT --format gguf`` copies its tokenizer)
+                               ``pyrua export CKPT --format gguf`` copies its tokenizer);
+                               a LoRA run also keeps adapter/ (what a resume trains on) and
+                               saves the model with the adapters merged in
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ class StepStats:
 
 
 def accumulate_step(policy: LocalPolicy, batch: Sequence[tuple[Rollout, float]], *,
-                    clip_low: float, clip_high: float) -> StepStats:
+                    clip_low: float, clip_high: float,
+                    system_gradient: bool = True) -> StepStats:
     """
     Accumulate the gradient of one optimizer step's loss over its episodes.
 
@@ -79,6 +82,8 @@ def accumulate_step(policy: LocalPolicy, batch: Sequence[tuple[Rollout, float]],
     :param batch: ``(rollout, advantage)`` pairs.
     :param clip_low: lower clip of the ratio (``1 - clip_low``).
     :param clip_high: upper clip of the ratio (``1 + clip_high``).
+    :param system_gradient: False holds each call's system message constant
+        (``token_logprobs(constant_prefix=...)``: the same loss, a shorter backward pass).
     :returns: the step's loss and counts.
     """
     import torch
@@ -93,7 +98,8 @@ def accumulate_step(policy: LocalPolicy, batch: Sequence[tuple[Rollout, float]],
         for completion in rollout.completions:
             if not completion.completion_ids:
                 continue
-            new = token_logprobs(policy, completion.prompt_ids, completion.completion_ids)
+            new = token_logprobs(policy, completion.prompt_ids, completion.completion_ids,
+                                 constant_prefix=0 if system_gradient else completion.prefix)
             old = torch.tensor(completion.logprobs, dtype=torch.float32, device=new.device)
             terms = clipped_loss(new, old, advantage, clip_low=clip_low, clip_high=clip_high,
                                  token_count=tokens)
@@ -139,7 +145,12 @@ class GrpoTrainer:
         if checkpoint is not None and policy is not None:
             raise TrainingError(f'a policy object vs a resumed run at {checkpoint}; a resumed '
                                 'run loads its checkpoint, pass no policy')
-        self.policy = policy or self._load_policy(checkpoint or config.model)
+        if policy is None:
+            policy = self._load_policy(checkpoint, config)
+        elif bool(policy.lora_rank) != config.uses_lora:
+            raise TrainingError(f'a policy with lora_rank {policy.lora_rank} vs lora_rank '
+                                f'{config.lora_rank} in the settings; load it with the same')
+        self.policy = policy
         # The GGUF the run started from: `pyrua export --format gguf` copies its tokenizer.
         source = resolve_source(config.model) if checkpoint is not None else self.policy.source
         self.base_gguf = str(source.path) if source.gguf_file else None
@@ -198,16 +209,24 @@ class GrpoTrainer:
                          if line and json.loads(line)[key] <= done]
                 path.write_text(''.join(f'{line}\n' for line in lines))
 
-    def _load_policy(self, source: str | Path) -> LocalPolicy:
-        cfg = self.config
+    @staticmethod
+    def _load_policy(checkpoint: Path | None, cfg: TrainConfig) -> LocalPolicy:
+        """Load the policy: the model (and new adapters), or a checkpoint to go on from."""
+        source: str | Path = cfg.model
+        adapter = None
+        if checkpoint is not None and cfg.uses_lora:
+            adapter = checkpoint / 'adapter'  # the frozen weights are the model's own
+        elif checkpoint is not None:
+            source = checkpoint
         return LocalPolicy(source, device=cfg.device, dtype=cfg.dtype,
                            compute_dtype=cfg.compute_dtype, temperature=cfg.temperature,
-                           gradient_checkpointing=cfg.gradient_checkpointing)
+                           gradient_checkpointing=cfg.gradient_checkpointing,
+                           lora_rank=cfg.lora_rank, lora_alpha=cfg.lora_alpha, adapter=adapter)
 
     def _make_optimizer(self, checkpoint: Path | None) -> Any:
         import torch
 
-        optimizer = torch.optim.Adam(self.policy.model.parameters(),
+        optimizer = torch.optim.Adam(self.policy.parameters(),
                                      lr=self.config.learning_rate,
                                      betas=self.config.adam_betas, eps=1e-8, weight_decay=0.0)
         if checkpoint is not None:
@@ -281,12 +300,12 @@ class GrpoTrainer:
             for start in range(0, len(samples), size):
                 self.optimizer.zero_grad(set_to_none=True)
                 steps.append(accumulate_step(self.policy, samples[start:start + size],
-                                             clip_low=cfg.clip_low, clip_high=cfg.clip_high))
+                                             clip_low=cfg.clip_low, clip_high=cfg.clip_high,
+                                             system_gradient=cfg.system_gradient))
                 if cfg.max_grad_norm > 0:
                     import torch
 
-                    torch.nn.utils.clip_grad_norm_(self.policy.model.parameters(),
-                                                   cfg.max_grad_norm)
+                    torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
         finally:
             self.optimizer.zero_grad(set_to_none=True)
@@ -339,7 +358,9 @@ class GrpoTrainer:
         partial = folder.with_name(folder.name + '.partial')
         if partial.exists():
             shutil.rmtree(partial)
-        self.policy.model.save_pretrained(partial)
+        self.policy.merged_model().save_pretrained(partial)
+        if self.policy.lora_rank:
+            self.policy.model.save_pretrained(partial / 'adapter')
         self.policy.tokenizer.save_pretrained(partial)
         torch.save(self.optimizer.state_dict(), partial / 'optimizer.pt')
         state = {'iteration': iteration, 'tokenizer_gguf': self.base_gguf}

@@ -76,3 +76,58 @@ def test_engine_refuses_unknown_episodes_a_foreign_temperature_and_long_prompts(
     assert engine.take('t') == ()
     with pytest.raises(ValueError, match='letters, digits'):
         engine.open_episode('a/b', seed=0)
+
+
+def test_the_system_message_is_computed_once_per_set_of_weights(engine):
+    # Every episode of a run opens with the same long system prompt: the engine keeps its
+    # cache and computes only what follows, with the numbers a whole forward pass gives.
+    from pyrua_lab.training.policy import token_logprobs
+
+    policy = engine.policy
+    messages = [{'role': 'system', 'content': 'You drive a robot. ' * 50},
+                {'role': 'user', 'content': 'press'}]
+    runs = []
+    for name in ('a', 'b', 'c'):
+        if name == 'c':
+            engine.sync_weights(None, 1)  # an optimizer step: the kept cache is stale
+        url = engine.open_episode(name, seed=7)
+        with ChatClient(_endpoint(url)) as client:
+            client.complete(messages)
+        runs.append(engine.take(name)[0])
+        if name == 'b':
+            assert policy.prefix_hits == 1, 'the second episode reuses the prefix of the first'
+    assert policy.prefix_hits == 1, 'after a weight change the prefix is computed again'
+    assert runs[0] == runs[1] == runs[2]  # tokens and log-probs, bit for bit
+    whole = token_logprobs(policy, runs[0].prompt_ids, runs[0].completion_ids)
+    assert whole.detach().numpy() == pytest.approx(runs[0].logprobs, abs=1e-4)
+    alone = policy.system_prefix(messages, None, runs[0].prompt_ids)
+    assert 0 < alone < len(runs[0].prompt_ids)
+    assert policy.system_prefix(messages[1:], None, runs[0].prompt_ids) == 0  # no system one
+    with pytest.raises(ValueError, match='prefix 3 vs 0 <= prefix < 3 prompt tokens'):
+        policy.sample([1, 2, 3], 4, policy.generator(0), prefix=3)
+
+
+def test_a_prefilled_reply_is_continued_and_only_the_continuation_is_returned(engine):
+    # The fence form prefills the first reply with the block's opening (vLLM's
+    # continue_final_message): the prefill is prompt, not generated, and not sent back.
+    from pyrua_agent.planners.code_agent import FENCE_OPENING
+
+    policy = engine.policy
+    user = [{'role': 'user', 'content': 'press'}]
+    url = engine.open_episode('fence', seed=3)
+    fence = EndpointConfig(base_url=url, model='policy', max_retries=0,
+                           continues_final_message=True)
+    with ChatClient(fence) as client:
+        reply = client.complete(user, prefill=FENCE_OPENING)
+    completion = engine.take('fence')[0]
+    partial = user + [{'role': 'assistant', 'content': FENCE_OPENING}]
+    assert list(completion.prompt_ids) == policy.render(partial, continue_final=True)
+    assert list(completion.prompt_ids) != policy.render(partial)  # not a closed turn
+    assert reply.content == policy.decode(completion.completion_ids) or reply.tool_calls
+    engine.open_episode('bad', seed=0)
+    body = {'messages': user, 'continue_final_message': True, 'add_generation_prompt': False}
+    status, payload = engine.complete('bad', body)
+    assert status == 400 and "not the assistant's partial reply" in payload['error']['message']
+    status, payload = engine.complete('bad', {**body, 'messages': partial,
+                                              'add_generation_prompt': True})
+    assert status == 400 and 'send add_generation_prompt=false' in payload['error']['message']

@@ -84,3 +84,41 @@ def test_an_episode_with_advantage_zero_adds_tokens_to_the_count_but_no_gradient
 
         clipped_loss(torch.zeros(1), torch.zeros(1), 1.0, clip_low=0.2, clip_high=0.28,
                      token_count=0)
+
+
+def test_a_constant_system_message_gives_the_same_loss_from_a_shorter_pass(tiny_model):
+    # system_gradient: false holds the system message's keys and values constant: the loss
+    # is the same, and the pass covers only the tokens after the system message.
+    from pyrua_lab.training.engine import RolloutEngine
+    from pyrua_lab.training.policy import LocalPolicy
+    from pyrua_lab.training.rollout import Rollout
+    from pyrua_lab.training.trainer import accumulate_step
+    import torch
+
+    policy = LocalPolicy(tiny_model)
+    with RolloutEngine(policy, max_new_tokens=6) as engine:
+        url = engine.open_episode('sys', seed=5)
+        with ChatClient(EndpointConfig(base_url=url, model='policy', max_retries=0)) as c:
+            c.complete(_conversation(0))
+        (completion,) = engine.take('sys')
+    assert 0 < completion.prefix < len(completion.prompt_ids)
+    rollout = Rollout(episode_id='sys', instance=('press_red', 0), reward=1.0,
+                      end_reason='solved', detail='', completions=(completion,), cells=1,
+                      wall_s=0.0)
+    lengths, grads, losses = [], [], []
+    hook = policy.model.model.norm.register_forward_hook(
+        lambda module, inputs, output: lengths.append(output.shape[1]))
+    try:
+        for whole in (True, False):
+            policy.model.zero_grad(set_to_none=True)
+            stats = accumulate_step(policy, [(rollout, 1.0)], clip_low=0.2, clip_high=0.28,
+                                    system_gradient=whole)
+            losses.append(stats.loss)
+            grads.append(torch.cat([p.grad.flatten() for p in policy.model.parameters()
+                                    if p.grad is not None]))
+    finally:
+        hook.remove()
+    total = len(completion.prompt_ids) + len(completion.completion_ids)
+    assert lengths == [total, total - completion.prefix]
+    assert losses[0] == pytest.approx(losses[1], abs=1e-6)
+    assert grads[1].abs().sum() > 0 and not torch.equal(grads[0], grads[1])

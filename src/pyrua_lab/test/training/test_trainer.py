@@ -135,3 +135,77 @@ def test_the_cpu_recipe_spec_names_a_valid_small_run():
     assert config.episodes_per_iteration == 8 and config.rollouts_per_instance == 4
     assert (config.learning_rate, config.clip_low, config.clip_high, config.temperature) == (
         1e-6, 0.2, 0.28, 1.0), 'the loss and optimiser stay the recipe'
+
+
+def test_training_episodes_read_a_local_model_as_evaluation_does(toy_config):
+    from dataclasses import replace
+
+    from pyrua_agent.llm import EndpointConfig
+    from pyrua_agent.llm.local import local_endpoint
+    from pyrua_lab.training.rollout import training_endpoint
+
+    url = 'http://127.0.0.1:9/episodes/e/v1'
+    folder = training_endpoint(toy_config(), url)
+    assert (folder.model, folder.code_form, folder.continues_final_message) == (
+        'policy', 'tool', False)
+    assert training_endpoint(toy_config(call_form='fence'), url).continues_final_message
+    local = training_endpoint(replace(toy_config(), model='local:qwen2.5-coder-0.5b'), url)
+    evaluated = local_endpoint(EndpointConfig(model='local:qwen2.5-coder-0.5b'), url)
+    # The same reply form, prefill and forced calls as evaluation; sampling is the policy's.
+    for name in ('call_form', 'continues_final_message', 'force_every_call', 'takes_images',
+                 'bar_repeated_looks'):
+        assert getattr(local, name) == getattr(evaluated, name), name
+    assert local.code_form == 'fence' and local.model == 'policy'
+    assert evaluated.repeat_temperature is not None and local.repeat_temperature is None
+    assert local.temperature is None
+
+
+def test_lora_settings_are_checked():
+    base = {'model': 'm', 'world': 'toy', 'tasks': ['press_red'], 'layouts': '0-1',
+            'instances_per_iteration': 2}
+    with pytest.raises(ValueError, match='lora_rank -1 vs an integer >= 0'):
+        TrainConfig(**base, lora_rank=-1)
+    with pytest.raises(ValueError, match='lora_alpha 0 vs > 0'):
+        TrainConfig(**base, lora_rank=4, lora_alpha=0)
+    with pytest.raises(ValueError, match="lora_rank > 0 vs engine 'sglang'"):
+        TrainConfig(**base, lora_rank=4, engine='sglang', engine_url='http://127.0.0.1:1')
+    with pytest.raises(ValueError, match="unknown call_form 'fenced'; did you mean 'fence'"):
+        TrainConfig(**base, call_form='fenced')
+
+
+@pytest.mark.slow
+def test_a_lora_run_trains_only_the_adapters_and_resumes_the_same_run(toy_config, tiny_model,
+                                                                      tmp_path):
+    from safetensors.torch import load_file
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    config = toy_config(iterations=2, lora_rank=4, lora_alpha=8.0)
+    whole = GrpoTrainer(config, tmp_path / 'whole')
+    frozen = {k: v.clone() for k, v in whole.policy.model.named_parameters()
+              if not v.requires_grad}
+    assert 0 < whole.policy.trainable_parameters() < sum(
+        p.numel() for p in whole.policy.model.parameters())
+    whole.run()
+    after = dict(whole.policy.model.named_parameters())
+    assert all(torch.equal(frozen[k], after[k]) for k in frozen), 'base weights stay frozen'
+    GrpoTrainer(toy_config(iterations=1, lora_rank=4, lora_alpha=8.0), tmp_path / 'split').run()
+    second = GrpoTrainer(config, tmp_path / 'split', resume=True)
+    assert second.start_iteration == 2 and second.policy.lora_rank == 4
+    second.run()
+    assert [_comparable(r) for r in _log(tmp_path / 'split')] == [
+        _comparable(r) for r in _log(tmp_path / 'whole')]
+    last = tmp_path / 'whole/checkpoints/iter-0002'
+    a = load_file(last / 'adapter' / 'adapter_model.safetensors')
+    b = load_file(tmp_path / 'split/checkpoints/iter-0002/adapter/adapter_model.safetensors')
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert any(k.endswith('lora_B.weight') and a[k].abs().sum() > 0 for k in a), 'B learned'
+    # The checkpoint's model folder is the adapted model, merged: export and serving read it.
+    merged = AutoModelForCausalLM.from_pretrained(last, local_files_only=True)
+    original = AutoModelForCausalLM.from_pretrained(tiny_model, local_files_only=True)
+    tokens = torch.tensor([[0, 3, 4, 1, 3]])
+    with torch.no_grad():
+        adapted = whole.policy.model(input_ids=tokens).logits
+        assert torch.allclose(merged(input_ids=tokens).logits, adapted, atol=1e-5)
+        assert not torch.allclose(original(input_ids=tokens).logits, adapted, atol=1e-5)
+    assert not any('lora' in k for k in load_file(last / 'model.safetensors'))
