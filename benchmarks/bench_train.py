@@ -25,7 +25,8 @@ message's cache kept (what the rollout engine does from an episode's second requ
 one optimizer step (forward + backward of the clipped loss over ``--calls`` model calls, then
 Adam) with its wall time and the process's peak memory (peak RSS on CPU;
 ``torch.cuda.max_memory_allocated`` on CUDA). ``--lora-rank 16`` trains LoRA adapters instead
-of every weight.
+of every weight; ``--constant-system`` holds the system message constant in the loss
+(``system_gradient: false``).
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def _peak_memory_gb(policy: LocalPolicy) -> str:
 
 
 def real_model_step(model: str, calls: int, sample_tokens: int,
-                    gradient_checkpointing: bool = False, lora_rank: int = 0) -> None:
+                    gradient_checkpointing: bool = False, lora_rank: int = 0,
+                    system_gradient: bool = True) -> None:
     """Measure load, sampling and one optimizer step of a real model; print one line each."""
     import torch
 
@@ -132,7 +134,8 @@ def real_model_step(model: str, calls: int, sample_tokens: int,
         ids = [*ids, end]
         with torch.no_grad():
             old = token_logprobs(policy, history, ids)
-        completions.append(Completion(tuple(history), tuple(ids), tuple(old.tolist()), 'stop'))
+        completions.append(Completion(tuple(history), tuple(ids), tuple(old.tolist()), 'stop',
+                                      prefix))
         history += ids + policy.tokenizer('<|im_start|>user\n[the cell printed nothing]'
                                           '<|im_end|>\n<|im_start|>assistant\n',
                                           add_special_tokens=False)['input_ids']
@@ -143,7 +146,8 @@ def real_model_step(model: str, calls: int, sample_tokens: int,
           flush=True)
     policy.model.train()
     started = time.monotonic()
-    stats = accumulate_step(policy, [(rollout, 1.0)], clip_low=0.2, clip_high=0.28)
+    stats = accumulate_step(policy, [(rollout, 1.0)], clip_low=0.2, clip_high=0.28,
+                            system_gradient=system_gradient)
     backward = time.monotonic() - started
     optimizer.step()
     step = time.monotonic() - started
@@ -167,6 +171,9 @@ def main() -> None:
                         help='--step: recompute activations in the backward pass')
     parser.add_argument('--lora-rank', type=int, default=0,
                         help='--step: train LoRA adapters of this rank (0: every weight)')
+    parser.add_argument('--constant-system', action='store_true',
+                        help='--step: hold the system message constant in the loss '
+                             '(system_gradient: false)')
     parser.add_argument('--hidden', type=int, default=32, help='tiny policy width')
     parser.add_argument('--layers', type=int, default=2, help='tiny policy layers')
     parser.add_argument('--episodes', type=int, default=16, help='episodes per measurement')
@@ -175,7 +182,8 @@ def main() -> None:
         if not args.model:
             parser.error('--step needs --model (e.g. local:qwen2.5-coder-0.5b)')
         real_model_step(args.model, args.calls, args.sample_tokens,
-                        args.gradient_checkpointing, args.lora_rank)
+                        args.gradient_checkpointing, args.lora_rank,
+                        not args.constant_system)
         return
     work = Path(tempfile.mkdtemp(prefix='bench_train_'))
     model = args.model or build_tiny_policy(work / 'model', TOY_CELLS, hidden_size=args.hidden,
