@@ -17,7 +17,7 @@ task card: instruction, robot state and the first camera images.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 import functools
 import importlib.resources
 from string import Template
@@ -63,12 +63,17 @@ class PromptVariant:
     asks: bool = True
 
     def __post_init__(self) -> None:
-        for name in ('worked_example', 'asks'):
+        for name in self.parts():
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f'{name} {getattr(self, name)!r} vs true or false')
 
+    @classmethod
+    def parts(cls) -> tuple[str, ...]:
+        """Return the names of the optional prompt parts, in field order."""
+        return tuple(f.name for f in fields(cls))
+
     def __repr__(self) -> str:
-        dropped = [name for name in ('worked_example', 'asks') if not getattr(self, name)]
+        dropped = [name for name in self.parts() if not getattr(self, name)]
         return 'PromptVariant(full)' if not dropped else (
             'PromptVariant(without ' + ', '.join(dropped) + ')')
 

@@ -272,14 +272,15 @@ def _prompt_fields(data: Any, where: str) -> dict[str, bool]:
     """Return an interface's ``prompt:`` fields, checked against ``PromptVariant``."""
     if data is None:
         return {}
-    valid = tuple(PromptVariant.__dataclass_fields__)
+    valid = PromptVariant.parts()
     if not isinstance(data, Mapping):
         raise ValueError(f'{where}: prompt is {data!r} vs a mapping of part -> true/false; '
                          f'the parts are {list(valid)}, e.g. {{worked_example: false}}')
     _refuse_unknown(data, valid, f'{where}: prompt')
-    for key, value in data.items():
-        if not isinstance(value, bool):
-            raise ValueError(f'{where}: prompt: {key} {value!r} vs true or false')
+    try:
+        PromptVariant(**data)
+    except ValueError as exc:
+        raise ValueError(f'{where}: prompt: {exc}') from None
     return {str(k): v for k, v in data.items()}
 
 
